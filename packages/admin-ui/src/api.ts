@@ -1,0 +1,121 @@
+/**
+ * The only way the UI talks to svc: the admin HTTP API under /admin/v1, with the session cookie
+ * (sent by the browser, HttpOnly, Path=/admin) and the CSRF token of that session in X-Svc-CSRF.
+ */
+import type { Problem } from './types.js';
+
+const BASE = '/admin/v1';
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly problem: Problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.name = 'ApiError';
+  }
+  get code(): string {
+    return this.problem.code;
+  }
+}
+
+interface SessionState {
+  csrfToken: string | null;
+  email: string | null;
+}
+
+export const session: SessionState = { csrfToken: null, email: null };
+
+/** Called when an authenticated call answers 401: the session is gone (expired, logged out elsewhere). */
+let onUnauthorized: () => void = () => undefined;
+export function setUnauthorizedHandler(fn: () => void): void {
+  onUnauthorized = fn;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | boolean | null | undefined>;
+  /** Login, setup and session restore run without a CSRF token and must not trigger the 401 redirect. */
+  anonymous?: boolean;
+}
+
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  let url = BASE + path;
+  if (options.query) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(options.query)) {
+      if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+    }
+    const qs = params.toString();
+    if (qs) url += `?${qs}`;
+  }
+  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json' };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (!options.anonymous && session.csrfToken) headers['X-Svc-CSRF'] = session.csrfToken;
+
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch (err) {
+    throw new ApiError(0, {
+      type: 'about:blank', title: 'Network error', status: 0, code: 'network_error', requestId: '',
+      detail: `Could not reach the server (${err instanceof Error ? err.message : String(err)}).`,
+    });
+  }
+
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown = null;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+  }
+  if (response.ok) return parsed as T;
+
+  const problem = toProblem(response, parsed);
+  if (response.status === 401 && !options.anonymous) {
+    session.csrfToken = null;
+    onUnauthorized();
+  }
+  throw new ApiError(response.status, problem);
+}
+
+function toProblem(response: Response, parsed: unknown): Problem {
+  const requestId = response.headers.get('X-Request-ID') ?? '';
+  if (parsed && typeof parsed === 'object' && 'status' in parsed) {
+    const p = parsed as Partial<Problem>;
+    return {
+      type: p.type ?? 'about:blank',
+      title: p.title ?? response.statusText,
+      status: p.status ?? response.status,
+      detail: p.detail ?? p.title ?? `HTTP ${response.status}`,
+      code: p.code ?? 'unknown',
+      requestId: p.requestId ?? requestId,
+      ...(Array.isArray(p.errors) ? { errors: p.errors } : {}),
+    };
+  }
+  return {
+    type: 'about:blank',
+    title: response.statusText || 'Error',
+    status: response.status,
+    detail: `The server answered ${response.status} ${response.statusText}.`,
+    code: 'unknown',
+    requestId,
+  };
+}
+
+export const api = {
+  get: <T>(path: string, query?: RequestOptions['query']) => request<T>('GET', path, { query }),
+  post: <T>(path: string, body?: unknown) => request<T>('POST', path, { body: body ?? {} }),
+  patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, { body }),
+  del: (path: string, query?: RequestOptions['query']) => request<void>('DELETE', path, { query }),
+};
+
+/** Path segments from user data (collection names, ids) are always encoded. */
+export const seg = (value: string): string => encodeURIComponent(value);

@@ -1,0 +1,108 @@
+/** Shapes of the admin API (SPEC §2–§4). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId: string;
+  errors?: { path: string; message: string }[];
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface SessionInfo {
+  csrfToken: string;
+  expiresAt: string;
+  admin: { id: string; email: string };
+}
+
+export const FIELD_TYPES = ['text', 'number', 'integer', 'boolean', 'datetime', 'json'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export interface Field {
+  name: string;
+  type: FieldType;
+  required: boolean;
+}
+
+export interface Collection {
+  name: string;
+  fields: Field[];
+  createdAt: string;
+  updatedAt: string;
+  recordCount?: number;
+}
+
+export interface RecordItem {
+  id: string;
+  collection: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  data: Record<string, unknown>;
+}
+
+export const SCOPES = ['records:read', 'records:write'] as const;
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  scopes: string[];
+  collections: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  token?: string;
+}
+
+export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test'] as const;
+
+export interface Webhook {
+  id: string;
+  name: string;
+  url: string;
+  topics: string[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  secret?: string;
+}
+
+export const DELIVERY_STATES = ['pending', 'delivering', 'delivered', 'dead'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export interface DeliveryError {
+  code: string;
+  message: string;
+}
+
+export interface Delivery {
+  id: string;
+  webhookId: string;
+  topic: string;
+  collection: string;
+  recordId: string;
+  state: DeliveryState;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  lastError: DeliveryError | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Attempt {
+  number: number;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: DeliveryError | null;
+  responseSnippet: string | null;
+}
+
+export interface DeliveryDetail extends Delivery {
+  envelope: unknown;
+  attempts: Attempt[];
+}

@@ -1,0 +1,367 @@
+/**
+ * The admin UI driven in a real browser (Debian Chromium through playwright-core) against a real
+ * svc server and a real HTTPS receiver: first-admin setup, login, collections, tokens, webhooks,
+ * deliveries (delivered → dead → retry → delivered), a stored-XSS attempt, an expired session that
+ * keeps a half-filled form, and phone-width layouts. Screenshots go to test-output/screenshots/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(`[admin-ui] ${CHROMIUM} not found: browser tests skipped. Install it with "apt-get install -y chromium".`);
+}
+
+const SCREENSHOTS = fileURLToPath(new URL('../../../test-output/screenshots/', import.meta.url));
+
+/** What the server's test helpers provide (packages/server/test/helpers/). */
+interface TestServer {
+  baseUrl: string;
+  setupToken: string;
+  close(): Promise<void>;
+}
+interface HttpsReceiver {
+  url: string;
+  ca: string;
+  requests: unknown[];
+  setHandler(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
+  close(): Promise<void>;
+}
+
+const EMAIL = 'admin@example.com';
+const PASSWORD = 'correct horse battery staple';
+const XSS_NAME = '<img src=x onerror=window.__xss=1>';
+
+describe.skipIf(!hasChromium)('admin UI in a browser', () => {
+  let srv: TestServer;
+  let receiver: HttpsReceiver;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let tmp: string;
+  const problems: string[] = [];
+  let apiToken = '';
+  let webhookId = '';
+  let recordId = '';
+
+  const url = (path: string) => new URL(path, srv.baseUrl).toString();
+  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const byTestId = (id: string) => page.getByTestId(id);
+  const answerWith = (status: number) =>
+    receiver.setHandler((_req, res) => {
+      res.statusCode = status;
+      res.setHeader('Content-Type', 'text/plain');
+      res.end(status === 200 ? 'ok' : `receiver says ${status}`);
+    });
+
+  async function publicApi(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+    const res = await fetch(url(`/api/v1${path}`), {
+      method,
+      headers: { Authorization: `Bearer ${apiToken}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, json: await res.json().catch(() => null) };
+  }
+
+  async function login(): Promise<void> {
+    await byTestId('login-email').fill(EMAIL);
+    await byTestId('login-password').fill(PASSWORD);
+    await byTestId('login-submit').click();
+  }
+
+  beforeAll(async () => {
+    // Build the UI the server will serve, so the test never runs against stale assets.
+    const { buildAdminUi } = (await import('../build.mjs')) as { buildAdminUi(): Promise<string> };
+    await buildAdminUi();
+    await mkdir(SCREENSHOTS, { recursive: true });
+
+    const { startHttpsReceiver } = (await import('../../server/test/helpers/https-receiver.js')) as {
+      startHttpsReceiver(): Promise<HttpsReceiver>;
+    };
+    const { startTestServer } = (await import('../../server/test/helpers/server.js')) as {
+      startTestServer(opts: { dialect: 'sqlite'; env: Record<string, string> }): Promise<TestServer>;
+    };
+    receiver = await startHttpsReceiver();
+    tmp = await mkdtemp(join(tmpdir(), 'svc-admin-ui-'));
+    const caFile = join(tmp, 'receiver-ca.pem');
+    await writeFile(caFile, receiver.ca);
+    srv = await startTestServer({
+      dialect: 'sqlite',
+      env: { SVC_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', SVC_WEBHOOK_CA_FILE: caFile, SVC_WEBHOOK_RETRY_SCHEDULE: '0s,1s' },
+    });
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('console', (msg) => {
+      // A CSP violation (inline script, inline style, eval) is reported on the console.
+      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
+    });
+    // The UI must use its own <dialog>, never window.confirm/alert.
+    page.on('dialog', (dialog) => {
+      problems.push(`native dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+    await receiver?.close();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('creates the first admin from the setup link, under the strict CSP', async () => {
+    const response = await page.goto(url(`/admin/setup?token=${encodeURIComponent(srv.setupToken)}`));
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await expect.poll(() => byTestId('setup-form').isVisible()).toBe(true);
+    await byTestId('setup-email').fill(EMAIL);
+    await byTestId('setup-password').fill(PASSWORD);
+    await byTestId('setup-password-confirm').fill(PASSWORD);
+    await shot('01-setup');
+    await byTestId('setup-submit').click();
+    await byTestId('nav-collections').waitFor();
+    expect(new URL(page.url()).search).toBe(''); // the one-time token left the address bar
+    expect(await byTestId('account-email').textContent()).toBe(EMAIL);
+  });
+
+  it('logs out and back in', async () => {
+    await byTestId('logout').click();
+    await byTestId('login-form').waitFor();
+    await shot('02-login');
+    await byTestId('login-email').fill(EMAIL);
+    await byTestId('login-password').fill('wrong password');
+    await byTestId('login-submit').click();
+    await byTestId('error-banner').waitFor();
+    expect(await byTestId('error-request-id').textContent()).not.toBe('');
+    await byTestId('login-password').fill(PASSWORD);
+    await byTestId('login-submit').click();
+    await byTestId('nav-collections').waitFor();
+    // A reload restores the session (GET /admin/v1/session) without logging in again.
+    await page.reload();
+    await byTestId('account-email').waitFor();
+    expect(page.url()).toContain('#/collections');
+  });
+
+  it('creates a collection with a dynamic field list', async () => {
+    await page.goto(url('/admin/#/collections'));
+    await byTestId('collection-name').fill('issues');
+    await byTestId('cf-name-0').fill('title');
+    await byTestId('cf-required-0').check();
+    await byTestId('cf-add-field').click();
+    await byTestId('cf-name-1').fill('priority');
+    await byTestId('cf-type-1').selectOption('integer');
+    await shot('03-collections-new');
+    await byTestId('collection-submit').click();
+    await page.waitForURL(/#\/collections\/issues$/);
+    await expect.poll(() => byTestId('field-row').count()).toBe(2);
+    // A duplicate name is refused by the server; the banner quotes the request id.
+    await page.goto(url('/admin/#/collections'));
+    await byTestId('collection-row').first().waitFor();
+    await byTestId('collection-name').fill('issues');
+    await byTestId('cf-name-0').fill('title');
+    await byTestId('collection-submit').click();
+    await byTestId('error-banner').waitFor();
+    expect((await byTestId('error-request-id').textContent())?.length).toBeGreaterThan(0);
+    await shot('04-collections');
+  });
+
+  it('creates an API token and shows it exactly once', async () => {
+    await byTestId('nav-tokens').click();
+    await byTestId('token-name').fill('ci');
+    await byTestId('token-collections').fill('issues');
+    await byTestId('token-submit').click();
+    const value = byTestId('token-value');
+    await value.waitFor();
+    apiToken = await value.inputValue();
+    expect(apiToken).toMatch(/^svc_pat_/);
+    expect(await byTestId('secret-warning').textContent()).toMatch(/only once/i);
+    await byTestId('copy-token').click();
+    await expect.poll(() => byTestId('copy-status').textContent()).not.toBe('');
+    await expect.poll(() => byTestId('token-row').count()).toBe(1);
+    await shot('05-tokens-created');
+    await page.reload();
+    await byTestId('token-row').first().waitFor();
+    expect(await value.count()).toBe(0);
+    expect(await page.content()).not.toContain(apiToken);
+  });
+
+  it('refuses a private destination inline, then creates a webhook and shows its secret once', async () => {
+    await byTestId('nav-webhooks').click();
+    await byTestId('new-webhook').click();
+    await byTestId('webhook-name').fill('Receiver');
+    await byTestId('webhook-url').fill('https://10.1.2.3/hooks');
+    await byTestId('webhook-topics').fill('record.created, record.updated');
+    await byTestId('webhook-submit').click();
+    const urlError = byTestId('error-url');
+    await urlError.waitFor();
+    expect((await urlError.textContent())?.trim().length).toBeGreaterThan(0);
+    expect(await byTestId('webhook-url').getAttribute('aria-invalid')).toBe('true');
+    await shot('06-webhook-refused');
+
+    await byTestId('webhook-url').fill(receiver.url);
+    await byTestId('webhook-submit').click();
+    const secret = byTestId('webhook-secret');
+    await secret.waitFor();
+    expect(await secret.inputValue()).toMatch(/^whsec_/);
+    expect(await byTestId('webhook-secret-panel').textContent()).toMatch(/never be shown again/i);
+    await byTestId('copy-secret').click();
+    await expect.poll(() => byTestId('copy-status').textContent()).not.toBe('');
+    webhookId = decodeURIComponent(page.url().split('#/webhooks/')[1] ?? '');
+    expect(webhookId).toMatch(/^wh_/);
+    expect(await byTestId('webhook-topics').inputValue()).toBe('record.created, record.updated');
+    await shot('07-webhook-created');
+    await page.reload();
+    await byTestId('webhook-form').waitFor();
+    expect(await secret.count()).toBe(0);
+  });
+
+  it('shows the delivery of a record written through the public API as delivered', async () => {
+    const created = await publicApi('POST', '/collections/issues/records', { data: { title: 'First', priority: 1 } });
+    expect(created.status).toBe(201);
+    recordId = created.json.id;
+    await page.goto(url(`/admin/#/deliveries?webhookId=${encodeURIComponent(webhookId)}`));
+    const row = byTestId('delivery-row').first();
+    await row.waitFor({ timeout: 15_000 });
+    // No reload: the list refreshes itself while a job is pending or delivering.
+    await expect.poll(() => row.getByTestId('delivery-state').textContent(), { timeout: 20_000 }).toBe('delivered');
+    expect(receiver.requests.length).toBeGreaterThanOrEqual(1);
+    await shot('08-deliveries-delivered');
+
+    await page.goto(url(`/admin/#/collections/issues`));
+    await expect.poll(() => byTestId('record-row').count()).toBe(1);
+    await shot('09-collection-records');
+  });
+
+  it('shows a failing delivery going dead, and retries it to delivered', async () => {
+    answerWith(500);
+    const updated = await publicApi('PATCH', `/collections/issues/records/${recordId}`, { data: { title: 'Second' } });
+    expect(updated.status).toBe(200);
+    await page.goto(url(`/admin/#/deliveries?webhookId=${encodeURIComponent(webhookId)}`));
+    await byTestId('delivery-row').first().waitFor({ timeout: 15_000 });
+    const deadRow = page.locator('[data-testid="delivery-row"][data-state="dead"]');
+    await deadRow.first().waitFor({ timeout: 25_000 });
+    await shot('10-deliveries-dead');
+
+    await deadRow.first().getByTestId('delivery-link').click();
+    await expect.poll(() => byTestId('delivery-state').textContent()).toBe('dead');
+    expect(await byTestId('attempt-row').count()).toBe(2);
+    expect(await byTestId('attempt-status').first().textContent()).toBe('500');
+    expect(await byTestId('delivery-envelope').textContent()).toContain('"topic": "record.updated"');
+    await shot('11-delivery-dead');
+
+    answerWith(200);
+    await byTestId('retry-delivery').click();
+    await expect.poll(() => byTestId('delivery-state').textContent(), { timeout: 20_000 }).toBe('delivered');
+    expect(await byTestId('retry-delivery').count()).toBe(0);
+    expect(await byTestId('attempt-row').count()).toBe(3);
+    await shot('12-delivery-retried');
+
+    // The state filter narrows the list.
+    await page.goto(url(`/admin/#/deliveries?state=dead`));
+    await byTestId('deliveries-table-empty').waitFor();
+  });
+
+  it('renders a hostile webhook name as text', async () => {
+    await page.goto(url('/admin/#/webhooks/new'));
+    await byTestId('webhook-name').fill(XSS_NAME);
+    await byTestId('webhook-url').fill(receiver.url);
+    await byTestId('webhook-topics').fill('webhook.test');
+    await byTestId('webhook-enabled').uncheck();
+    await byTestId('webhook-submit').click();
+    await byTestId('webhook-secret').waitFor();
+    expect(await byTestId('webhook-title').textContent()).toContain(XSS_NAME);
+    await page.goto(url('/admin/#/webhooks'));
+    await expect.poll(() => byTestId('webhook-row').count()).toBe(2);
+    const xssRow = byTestId('webhook-row').filter({ hasText: XSS_NAME });
+    expect(await xssRow.count()).toBe(1);
+    expect(await xssRow.getByTestId('webhook-state').textContent()).toBe('disabled');
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
+    await shot('13-webhooks');
+
+    // Enable from the list, then send a test event to the real receiver's URL from the target page.
+    await xssRow.getByTestId('toggle-webhook').click();
+    await expect.poll(() => xssRow.getByTestId('webhook-state').textContent()).toBe('enabled');
+    await xssRow.getByTestId('webhook-link').click();
+    await byTestId('send-test').click();
+    await byTestId('test-delivery-link').click();
+    await expect.poll(() => byTestId('delivery-state').textContent(), { timeout: 20_000 }).toBe('delivered');
+    expect(await byTestId('delivery-envelope').textContent()).toContain('"topic": "webhook.test"');
+    expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
+  });
+
+  it('rotates a secret and deletes a webhook through the confirm dialog', async () => {
+    await page.goto(url('/admin/#/webhooks'));
+    await byTestId('webhook-row').filter({ hasText: XSS_NAME }).getByTestId('webhook-link').click();
+    await byTestId('rotate-secret').click();
+    await byTestId('confirm-dialog').waitFor();
+    await byTestId('rotate-overlap').fill('60');
+    await byTestId('confirm-ok').click();
+    expect(await byTestId('webhook-secret').inputValue()).toMatch(/^whsec_/);
+
+    await byTestId('delete-webhook').click();
+    await byTestId('confirm-dialog').waitFor();
+    expect(await byTestId('confirm-message').textContent()).toContain(XSS_NAME);
+    await shot('14-confirm-delete');
+    await byTestId('confirm-cancel').click();
+    expect(await byTestId('confirm-dialog').count()).toBe(0);
+    expect(page.url()).toContain('#/webhooks/wh_');
+
+    await byTestId('delete-webhook').click();
+    await byTestId('confirm-ok').click();
+    await page.waitForURL(/#\/webhooks$/);
+    await expect.poll(() => byTestId('webhook-row').count()).toBe(1);
+  });
+
+  it('sends an expired session back to login and keeps the half-filled form', async () => {
+    await page.goto(url('/admin/#/webhooks/new'));
+    await byTestId('webhook-name').fill('Half filled');
+    await byTestId('webhook-url').fill('https://hooks.example.com/svc');
+    await context.clearCookies(); // the session cookie is gone, as after expiry
+    await byTestId('webhook-submit').click();
+    await byTestId('login-form').waitFor();
+    expect(await byTestId('login-message').textContent()).toMatch(/session/i);
+    await login();
+    await page.waitForURL(/#\/webhooks\/new$/);
+    expect(await byTestId('webhook-name').inputValue()).toBe('Half filled');
+    expect(await byTestId('webhook-url').inputValue()).toBe('https://hooks.example.com/svc');
+  });
+
+  it('is usable at phone width', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(url('/admin/#/webhooks'));
+    await byTestId('webhook-row').first().waitFor();
+    await shot('15-phone-webhooks');
+    await page.goto(url(`/admin/#/deliveries`));
+    await byTestId('delivery-row').first().waitFor();
+    await shot('16-phone-deliveries');
+    // Nothing wider than the screen: tables reflow instead of overflowing the page.
+    const overflow = await page.evaluate(() => {
+      const wide = Array.from(document.querySelectorAll('body *'))
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
+      return { by: document.documentElement.scrollWidth - window.innerWidth, wide: wide.slice(0, 5) };
+    });
+    expect(overflow).toEqual({ by: 0, wide: [] });
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it('raised no script error, CSP violation or native dialog', () => {
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,33 @@
+export { WebhookVerificationError, type WebhookVerificationErrorCode } from './errors.js';
+export {
+  DELIVERY_HEADER,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  type HeaderRecord,
+  type HeadersInput,
+  type HeadersLike,
+} from './headers.js';
+export {
+  SIGNATURE_SCHEME,
+  sign,
+  signedHeaders,
+  type RawBody,
+  type SignOptions,
+  type SignedHeadersOptions,
+} from './signature.js';
+export type {
+  RecordEventPayload,
+  RecordUpdatedPayload,
+  SvcRecord,
+  TestEventPayload,
+  WebhookEnvelope,
+  WebhookTopic,
+} from './envelope.js';
+export { DEFAULT_TOLERANCE_SECONDS, verifyDelivery, type VerifyDeliveryOptions } from './verify-delivery.js';
+export { MemoryDedupeStore, type DedupeStore, type MemoryDedupeStoreOptions } from './dedupe-store.js';
+export {
+  DEFAULT_DEDUPE_TTL_SECONDS,
+  handleDelivery,
+  type HandleDeliveryOptions,
+  type HandleDeliveryResult,
+} from './handle-delivery.js';

@@ -1,0 +1,130 @@
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Context } from './context.js';
+import { adminAuthHook } from './http/auth.js';
+import { registerJsonParser } from './http/json-body.js';
+import { createRegistry, registerHttpMetrics } from './http/metrics.js';
+import { registerNotFound } from './http/not-found.js';
+import { clientErrorHandler, errorHandler } from './http/problems.js';
+import { requestIdFor } from './http/request-id.js';
+import { installResponseCheck } from './http/response-check.js';
+import { adminCollectionRoutes } from './http/routes/admin-collections.js';
+import { adminDeliveryRoutes } from './http/routes/admin-deliveries.js';
+import { adminSessionRoutes } from './http/routes/admin-session.js';
+import { adminTokenRoutes } from './http/routes/admin-tokens.js';
+import { adminUiRoutes } from './http/routes/admin-ui.js';
+import { adminWebhookRoutes } from './http/routes/admin-webhooks.js';
+import { discoveryRoutes } from './http/routes/discovery.js';
+import { healthRoutes } from './http/routes/health.js';
+import { recordRoutes } from './http/routes/records.js';
+import { SHARED_SCHEMAS } from './http/schemas.js';
+
+export interface AppOptions {
+  registry?: Registry;
+  /** Tests: collect responses that do not match their documented schema. */
+  responseViolations?: string[];
+}
+
+/** Two validators: bodies are strict (no coercion, no silent removal of unknown fields); query strings coerce. */
+function validators() {
+  const common = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
+  const body = new Ajv.default({ ...common, coerceTypes: false });
+  const query = new Ajv.default({ ...common, coerceTypes: 'array' });
+  for (const ajv of [body, query]) {
+    addFormats.default(ajv);
+    for (const s of SHARED_SCHEMAS) ajv.addSchema(s);
+  }
+  return { body, query };
+}
+
+/** Builds the HTTP app; never listens (tests use inject or listen themselves). */
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    requestIdLogLabel: 'requestId',
+    genReqId: requestIdFor,
+    bodyLimit: ctx.config.bodyMaxBytes,
+    clientErrorHandler,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
+  });
+
+  const ajv = validators();
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.query).compile(schema as object));
+  for (const s of SHARED_SCHEMAS) app.addSchema(s);
+  app.decorateRequest('auth', null as never);
+  app.addHook('onRequest', async (request, reply) => {
+    request.auth = {};
+    reply.header('x-request-id', request.id);
+  });
+  // Errors raised before onRequest (parser, 404 with a body) still carry the id.
+  app.addHook('onSend', async (request, reply) => {
+    if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const level = reply.statusCode >= 500 ? 'error' : 'info';
+    request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+  });
+  app.setErrorHandler(errorHandler);
+  if (options.responseViolations) installResponseCheck(app, options.responseViolations);
+  registerNotFound(app);
+  registerJsonParser(app, ctx.config.jsonMaxDepth);
+
+  await app.register(cookie);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+    hsts: ctx.config.publicUrl.startsWith('https:'),
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'svc', version: '1.0.0', description: 'Records in collections, and signed webhooks for every committed change.' },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token `svc_pat_…` created by an admin.' },
+          adminSession: { type: 'apiKey', in: 'cookie', name: 'svc_admin', description: 'Set by POST /admin/v1/session.' },
+          csrfToken: { type: 'apiKey', in: 'header', name: 'X-Svc-CSRF', description: 'The csrfToken of the same session.' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+
+  const registry = options.registry ?? createRegistry();
+  registerHttpMetrics(app, registry);
+
+  await app.register(healthRoutes(ctx, registry));
+  await app.register(discoveryRoutes(ctx));
+  await app.register(recordRoutes(ctx));
+  await app.register(async (admin) => {
+    admin.addHook('onRequest', adminAuthHook(ctx));
+    await admin.register(adminSessionRoutes(ctx));
+    await admin.register(adminCollectionRoutes(ctx));
+    await admin.register(adminTokenRoutes(ctx));
+    await admin.register(adminWebhookRoutes(ctx));
+    await admin.register(adminDeliveryRoutes(ctx));
+  });
+  await app.register(adminUiRoutes);
+  return app;
+}

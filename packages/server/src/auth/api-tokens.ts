@@ -1,0 +1,53 @@
+import type { Context } from '../context.js';
+import { AppError } from '../errors.js';
+import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
+import { findApiTokenByHash, insertApiToken, touchApiToken, type ApiToken, type Scope } from './api-tokens-store.js';
+
+export const TOKEN_PREFIX = 'svc_pat_';
+
+export async function createApiToken(
+  ctx: Context,
+  input: { name: string; scopes: Scope[]; collections: string[] | null },
+): Promise<ApiToken & { token: string }> {
+  const token = `${TOKEN_PREFIX}${randomToken()}`;
+  const now = ctx.clock.now();
+  const record: ApiToken = {
+    id: newId('tok', now),
+    name: input.name,
+    scopes: [...new Set(input.scopes)],
+    collections: input.collections === null ? null : [...new Set(input.collections)],
+    createdAt: now,
+    lastUsedAt: null,
+  };
+  await insertApiToken(ctx.database.db, { ...record, tokenHash: sha256Hex(token) });
+  return { ...record, token };
+}
+
+export type BearerResult = { kind: 'missing' } | { kind: 'invalid' } | { kind: 'ok'; token: ApiToken };
+
+/**
+ * A token is looked up by its SHA-256, so the comparison is an index probe on a hash: the plaintext is
+ * never compared, and timing reveals nothing about stored tokens.
+ */
+export async function authenticateBearer(ctx: Context, header: string | undefined): Promise<BearerResult> {
+  if (header === undefined) return { kind: 'missing' };
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) return { kind: 'invalid' };
+  const presented = m[1]!;
+  if (!presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return { kind: 'invalid' };
+  const token = await findApiTokenByHash(ctx.database.db, sha256Hex(presented));
+  if (!token) return { kind: 'invalid' };
+  const now = ctx.clock.now();
+  if (token.lastUsedAt === null || now - token.lastUsedAt >= 60_000) {
+    await touchApiToken(ctx.database.db, token.id, now);
+  }
+  return { kind: 'ok', token };
+}
+
+export function authorize(token: ApiToken, scope: Scope, collection: string): void {
+  if (!token.scopes.includes(scope)) throw new AppError('forbidden', `This token lacks the ${scope} scope.`);
+  if (token.collections !== null && !token.collections.includes(collection)) {
+    throw new AppError('forbidden', 'This token may not use this collection.');
+  }
+}

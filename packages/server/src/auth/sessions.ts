@@ -1,0 +1,79 @@
+import type { Context } from '../context.js';
+import { AppError } from '../errors.js';
+import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.js';
+import { findAdminByEmail, type Admin } from './admins-store.js';
+import { loginFailures, recordLoginFailure } from './login-limit-store.js';
+import { verifyPassword } from './passwords.js';
+import { deleteSession, findSession, insertSession, touchSession } from './sessions-store.js';
+
+export interface ActiveSession {
+  idHash: string;
+  admin: Admin;
+  csrfToken: string;
+  expiresAt: number;
+}
+
+const LOGIN_WINDOW_MS = 15 * 60_000;
+// Writing last_seen_at on every admin request would make reads write; a minute of slack on idle expiry is fine.
+const TOUCH_EVERY_MS = 60_000;
+
+/** The CSRF token is derived from the session token with the server key: bound to the session, nothing stored. */
+const csrfFor = (ctx: Context, sessionToken: string): string => ctx.box.derive('csrf', sessionToken);
+
+function expiry(ctx: Context, createdAt: number, lastSeenAt: number): number {
+  const { sessionIdleMinutes, sessionMaxHours } = ctx.config;
+  return Math.min(lastSeenAt + sessionIdleMinutes * 60_000, createdAt + sessionMaxHours * 3_600_000);
+}
+
+export async function login(ctx: Context, email: string, password: string, clientAddress: string): Promise<ActiveSession & { token: string }> {
+  const { db } = ctx.database;
+  const now = ctx.clock.now();
+  const keys = [`email:${email.trim().toLowerCase()}`, `ip:${clientAddress}`];
+  const recent = await loginFailures(db, keys, now - LOGIN_WINDOW_MS);
+  if (recent.count >= ctx.config.loginMaxFailures) {
+    const retryAfter = Math.max(1, Math.ceil(((recent.oldest ?? now) + LOGIN_WINDOW_MS - now) / 1000));
+    throw new AppError('rate_limited', 'Too many failed logins; try again later.', { headers: { 'retry-after': String(retryAfter) } });
+  }
+  const admin = await findAdminByEmail(db, email);
+  const ok = await verifyPassword(admin?.passwordHash ?? null, password);
+  if (!admin || !ok) {
+    await recordLoginFailure(db, keys, now);
+    throw new AppError('unauthorized', 'Email or password is wrong.');
+  }
+  const token = randomToken();
+  const idHash = sha256Hex(token);
+  const expiresAt = now + ctx.config.sessionMaxHours * 3_600_000;
+  await insertSession(db, { idHash, adminId: admin.id, now, expiresAt });
+  return { token, idHash, admin: { id: admin.id, email: admin.email }, csrfToken: csrfFor(ctx, token), expiresAt: expiry(ctx, now, now) };
+}
+
+/** The live session behind a cookie value, or null when it is unknown or expired (idle or absolute). */
+export async function resolveSession(ctx: Context, token: string): Promise<ActiveSession | null> {
+  const { db } = ctx.database;
+  const now = ctx.clock.now();
+  const idHash = sha256Hex(token);
+  const row = await findSession(db, idHash);
+  if (!row) return null;
+  if (now >= expiry(ctx, row.createdAt, row.lastSeenAt) || now >= row.expiresAt) {
+    await deleteSession(db, idHash);
+    return null;
+  }
+  let lastSeen = row.lastSeenAt;
+  if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
+    await touchSession(db, idHash, now);
+    lastSeen = now;
+  }
+  return {
+    idHash,
+    admin: { id: row.adminId, email: row.email },
+    csrfToken: csrfFor(ctx, token),
+    expiresAt: expiry(ctx, row.createdAt, lastSeen),
+  };
+}
+
+export const csrfMatches = (session: ActiveSession, presented: string | undefined): boolean =>
+  presented !== undefined && safeEqual(session.csrfToken, presented);
+
+export async function logout(ctx: Context, session: ActiveSession): Promise<void> {
+  await deleteSession(ctx.database.db, session.idHash);
+}

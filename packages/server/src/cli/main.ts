@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { loadConfig, ConfigError, type Config } from '../config/load.js';
+import { createApiToken } from '../auth/api-tokens.js';
+import { SCOPES, type Scope } from '../auth/api-tokens-store.js';
+import { createAdmin } from '../auth/setup.js';
+import { AppError } from '../errors.js';
+import { openContext, startProcess, type Running } from '../runtime.js';
+import { pino } from 'pino';
+
+/** Errors go to stderr with exit status 1; a command's result alone goes to stdout. */
+function die(err: unknown): never {
+  const message =
+    err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof AppError ? `${err.code}: ${err.message}` : (err as Error)?.message ?? String(err);
+  process.stderr.write(`svc: ${message}\n`);
+  process.exit(1);
+}
+
+function config(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    die(err);
+  }
+}
+
+// One-shot commands log only warnings: their stdout is their answer (e.g. a token for $(…)).
+const quietLogger = (_c: Config) => pino({ level: 'warn', base: { service: 'svc' } }, pino.destination(2));
+
+async function runForever(parts: { api: boolean; worker: boolean }): Promise<void> {
+  const c = config();
+  const ctx = await openContext(c);
+  const running: Running = await startProcess(ctx, parts);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.logger.info({ signal }, 'stopping');
+    const force = setTimeout(() => {
+      ctx.logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    running.stop().then(
+      () => {
+        ctx.logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        ctx.logger.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+const program = new Command('svc').description('svc: records in collections, signed webhooks for every committed change').showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the HTTP API and a delivery worker (migrations are applied first)')
+  .option('--no-worker', 'run the HTTP API alone')
+  .action((opts: { worker: boolean }) => runForever({ api: true, worker: opts.worker }).catch(die));
+
+program
+  .command('worker')
+  .description('run a delivery worker alone (any number may share one PostgreSQL database)')
+  .action(() => runForever({ api: false, worker: true }).catch(die));
+
+program
+  .command('migrate')
+  .description('apply database migrations and exit')
+  .action(async () => {
+    const c = config();
+    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    await ctx.database.close();
+    process.stdout.write('migrations applied\n');
+  });
+
+const admin = program.command('admin').description('manage admins');
+admin
+  .command('create')
+  .description('create an admin')
+  .requiredOption('--email <email>', 'login email')
+  .requiredOption('--password <password>', 'at least 12 characters')
+  .action(async (opts: { email: string; password: string }) => {
+    const c = config();
+    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    try {
+      const created = await createAdmin(ctx, opts.email, opts.password);
+      process.stdout.write(`${created.id}\n`);
+    } catch (err) {
+      await ctx.database.close();
+      die(err);
+    }
+    await ctx.database.close();
+  });
+
+const token = program.command('token').description('manage API tokens');
+token
+  .command('create')
+  .description('create an API token and print it (shown once)')
+  .requiredOption('--name <name>', 'what the token is for')
+  .addOption(new Option('--scope <scope...>', 'records:read and/or records:write (default: both)').choices(SCOPES as string[]))
+  .option('--collection <name...>', 'limit the token to these collections (default: all)')
+  .action(async (opts: { name: string; scope?: string[]; collection?: string[] }) => {
+    const c = config();
+    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    try {
+      const created = await createApiToken(ctx, { name: opts.name, scopes: (opts.scope ?? [...SCOPES]) as Scope[], collections: opts.collection ?? null });
+      process.stdout.write(`${created.token}\n`);
+    } catch (err) {
+      await ctx.database.close();
+      die(err);
+    }
+    await ctx.database.close();
+  });
+
+program.parseAsync(process.argv).catch(die);

@@ -1,0 +1,42 @@
+import { ConfigError, SETTINGS, type Config } from './schema.js';
+
+export { ConfigError, type Config } from './schema.js';
+
+/**
+ * Reads every SVC_* variable once, validates it and returns a frozen Config. A bad value throws
+ * ConfigError naming the variable; an unknown SVC_* variable is reported too, since a typo there
+ * would otherwise silently fall back to a default.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const out: Partial<Record<keyof Config, unknown>> = {};
+  for (const s of SETTINGS) {
+    if (s.key in overrides) {
+      out[s.key] = overrides[s.key];
+      continue;
+    }
+    const raw = env[s.env];
+    if (raw === undefined) {
+      out[s.key] = s.fallback(out as Partial<Config>);
+      continue;
+    }
+    try {
+      out[s.key] = s.parse(raw);
+    } catch (err) {
+      throw new ConfigError(s.env, (err as Error).message);
+    }
+  }
+  const known = new Set(SETTINGS.map((s) => s.env));
+  const unknown = Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k) && !k.startsWith('SVC_TEST_'));
+  if (unknown.length > 0) throw new ConfigError(unknown[0]!, 'unknown setting (see the configuration table in the README)');
+  const config = out as Config;
+  if ((config.adminEmail === null) !== (config.adminPassword === null)) {
+    throw new ConfigError(config.adminEmail === null ? 'SVC_ADMIN_EMAIL' : 'SVC_ADMIN_PASSWORD', 'SVC_ADMIN_EMAIL and SVC_ADMIN_PASSWORD go together');
+  }
+  if (config.adminPassword !== null && config.adminPassword.length < 12) {
+    throw new ConfigError('SVC_ADMIN_PASSWORD', 'must be at least 12 characters');
+  }
+  if (config.databaseUrl.startsWith('postgres') && config.secretKey === null) {
+    throw new ConfigError('SVC_SECRET_KEY', 'is required with PostgreSQL (64 hex characters; e.g. `openssl rand -hex 32`)');
+  }
+  return Object.freeze({ ...config, webhookRetrySchedule: Object.freeze([...config.webhookRetrySchedule]) });
+}

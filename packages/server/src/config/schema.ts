@@ -1,0 +1,161 @@
+/**
+ * Every setting svc reads, with its default and one line of documentation. `loadConfig` is the only
+ * place that touches process.env; the README's configuration table is written from this list.
+ */
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly sqliteSynchronous: 'FULL' | 'NORMAL';
+  readonly publicUrl: string;
+  readonly logLevel: LogLevel;
+  readonly adminEmail: string | null;
+  readonly adminPassword: string | null;
+  /** 32-byte key as 64 hex characters, or null to use the key file beside the SQLite database. */
+  readonly secretKey: string | null;
+  readonly sessionIdleMinutes: number;
+  readonly sessionMaxHours: number;
+  readonly loginMaxFailures: number;
+  readonly bodyMaxBytes: number;
+  readonly jsonMaxDepth: number;
+  /** Delay before each attempt, in milliseconds; its length is the maximum number of attempts. */
+  readonly webhookRetrySchedule: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly webhookLeaseSeconds: number;
+  readonly webhookConcurrency: number;
+  readonly webhookTargetConcurrency: number;
+  readonly webhookPollMs: number;
+  readonly webhookAllowCidrs: string;
+  readonly webhookCaFile: string | null;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Parser<T> = (raw: string) => T;
+
+export interface Setting<K extends keyof Config = keyof Config> {
+  readonly key: K;
+  readonly env: string;
+  /** Text shown in docs; `undefined` default means "derived" (see doc). */
+  readonly defaultText: string;
+  readonly doc: string;
+  readonly parse: Parser<Config[K]>;
+  /** Used when the variable is unset. */
+  readonly fallback: (partial: Partial<Config>) => Config[K];
+}
+
+const integer =
+  (min: number, max: number): Parser<number> =>
+  (raw) => {
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`expected an integer, got "${raw}"`);
+    const n = Number(raw.trim());
+    if (n < min || n > max) throw new Error(`must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+
+const oneOf =
+  <const T extends string>(...values: T[]): Parser<T> =>
+  (raw) => {
+    const v = raw.trim();
+    const match = values.find((x) => x.toLowerCase() === v.toLowerCase());
+    if (!match) throw new Error(`must be one of ${values.join(', ')}, got "${raw}"`);
+    return match;
+  };
+
+const text: Parser<string> = (raw) => raw;
+const optionalText: Parser<string | null> = (raw) => (raw === '' ? null : raw);
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `0s,5s,5m` → [0, 5000, 300000]. Exported for tests. */
+export function parseDurationList(raw: string): number[] {
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => p === '')) throw new Error('expected a comma-separated list such as 0s,5s,5m');
+  if (parts.length > 100) throw new Error('at most 100 attempts');
+  return parts.map((part) => {
+    const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part);
+    if (!m) throw new Error(`"${part}" is not <integer>ms|s|m|h|d`);
+    const ms = Number(m[1]) * UNIT_MS[m[2]!]!;
+    if (ms > 30 * UNIT_MS.d!) throw new Error(`"${part}" is longer than 30 days`);
+    return ms;
+  });
+}
+
+const publicUrl: Parser<string> = (raw) => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`"${raw}" is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be http: or https:');
+  return url.origin;
+};
+
+const secretKey: Parser<string | null> = (raw) => {
+  if (raw === '') return null;
+  if (!/^[0-9a-fA-F]{64}$/.test(raw)) throw new Error('must be 32 bytes written as 64 hexadecimal characters');
+  return raw.toLowerCase();
+};
+
+const databaseUrl: Parser<string> = (raw) => {
+  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(raw)) {
+    throw new Error('must start with sqlite: or postgres://');
+  }
+  return raw;
+};
+
+function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
+  return s;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  setting({ key: 'host', env: 'SVC_HOST', defaultText: '127.0.0.1', doc: 'address the HTTP API listens on', parse: text, fallback: () => '127.0.0.1' }),
+  setting({ key: 'port', env: 'SVC_PORT', defaultText: '8080', doc: 'port the HTTP API listens on (0 picks a free one)', parse: integer(0, 65535), fallback: () => 8080 }),
+  setting({
+    key: 'databaseUrl', env: 'SVC_DATABASE_URL', defaultText: 'sqlite:./data/svc.db',
+    doc: '`sqlite:<path>` (embedded) or `postgres://…` (several processes share it)', parse: databaseUrl, fallback: () => 'sqlite:./data/svc.db',
+  }),
+  setting({
+    key: 'sqliteSynchronous', env: 'SVC_SQLITE_SYNCHRONOUS', defaultText: 'FULL',
+    doc: 'SQLite durability; NORMAL is faster and may lose the last commits on power loss (never on a process crash)',
+    parse: oneOf<'FULL' | 'NORMAL'>('FULL', 'NORMAL'), fallback: () => 'FULL' as const,
+  }),
+  setting({
+    key: 'publicUrl', env: 'SVC_PUBLIC_URL', defaultText: 'http://<host>:<port>',
+    doc: "the service's own origin, for links and the Origin check", parse: publicUrl,
+    fallback: (c) => `http://${c.host?.includes(':') ? `[${c.host}]` : c.host}:${c.port}`,
+  }),
+  setting({ key: 'logLevel', env: 'SVC_LOG_LEVEL', defaultText: 'info', doc: 'debug, info, warn, error; JSON lines on stdout', parse: oneOf<LogLevel>('debug', 'info', 'warn', 'error'), fallback: () => 'info' as const }),
+  setting({ key: 'adminEmail', env: 'SVC_ADMIN_EMAIL', defaultText: 'unset', doc: 'with SVC_ADMIN_PASSWORD: the first admin, created at start when none exists', parse: optionalText, fallback: () => null }),
+  setting({ key: 'adminPassword', env: 'SVC_ADMIN_PASSWORD', defaultText: 'unset', doc: 'see SVC_ADMIN_EMAIL', parse: optionalText, fallback: () => null }),
+  setting({
+    key: 'secretKey', env: 'SVC_SECRET_KEY', defaultText: 'key file beside the SQLite database',
+    doc: '64 hex characters; encrypts webhook signing secrets at rest; required with PostgreSQL', parse: secretKey, fallback: () => null,
+  }),
+  setting({ key: 'sessionIdleMinutes', env: 'SVC_SESSION_IDLE_MINUTES', defaultText: '30', doc: 'admin session idle expiry', parse: integer(1, 10_080), fallback: () => 30 }),
+  setting({ key: 'sessionMaxHours', env: 'SVC_SESSION_MAX_HOURS', defaultText: '12', doc: 'admin session absolute expiry', parse: integer(1, 720), fallback: () => 12 }),
+  setting({ key: 'loginMaxFailures', env: 'SVC_LOGIN_MAX_FAILURES', defaultText: '10', doc: 'failed logins per email and per client address within 15 minutes before rate_limited', parse: integer(1, 1_000_000), fallback: () => 10 }),
+  setting({ key: 'bodyMaxBytes', env: 'SVC_BODY_MAX_BYTES', defaultText: '1048576', doc: 'largest request body', parse: integer(1024, 100 * 1024 * 1024), fallback: () => 1_048_576 }),
+  setting({ key: 'jsonMaxDepth', env: 'SVC_JSON_MAX_DEPTH', defaultText: '32', doc: 'deepest nesting of a JSON request body', parse: integer(2, 1000), fallback: () => 32 }),
+  setting({
+    key: 'webhookRetrySchedule', env: 'SVC_WEBHOOK_RETRY_SCHEDULE', defaultText: '0s,5s,5m,30m,2h,5h,10h,10h',
+    doc: 'delay before each attempt; its length is the maximum number of attempts', parse: parseDurationList,
+    fallback: () => parseDurationList('0s,5s,5m,30m,2h,5h,10h,10h'),
+  }),
+  setting({ key: 'webhookTimeoutMs', env: 'SVC_WEBHOOK_TIMEOUT_MS', defaultText: '15000', doc: 'one attempt: connect to response status', parse: integer(100, 300_000), fallback: () => 15_000 }),
+  setting({ key: 'webhookLeaseSeconds', env: 'SVC_WEBHOOK_LEASE_SECONDS', defaultText: '60', doc: 'how long a claimed job stays claimed before another worker may take it', parse: integer(1, 86_400), fallback: () => 60 }),
+  setting({ key: 'webhookConcurrency', env: 'SVC_WEBHOOK_CONCURRENCY', defaultText: '64', doc: 'attempts in flight per process', parse: integer(1, 10_000), fallback: () => 64 }),
+  setting({ key: 'webhookTargetConcurrency', env: 'SVC_WEBHOOK_TARGET_CONCURRENCY', defaultText: '8', doc: 'attempts in flight per target per process', parse: integer(1, 10_000), fallback: () => 8 }),
+  setting({ key: 'webhookPollMs', env: 'SVC_WEBHOOK_POLL_MS', defaultText: '1000', doc: 'fallback poll when no wake-up arrives', parse: integer(10, 3_600_000), fallback: () => 1000 }),
+  setting({ key: 'webhookAllowCidrs', env: 'SVC_WEBHOOK_ALLOW_CIDRS', defaultText: 'empty', doc: 'destinations that would otherwise be refused as private, e.g. 127.0.0.0/8,::1/128', parse: text, fallback: () => '' }),
+  setting({ key: 'webhookCaFile', env: 'SVC_WEBHOOK_CA_FILE', defaultText: 'unset', doc: 'PEM file of extra certificate authorities trusted for deliveries', parse: optionalText, fallback: () => null }),
+];

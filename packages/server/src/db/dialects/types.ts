@@ -1,0 +1,33 @@
+import type { Kysely, RawBuilder } from 'kysely';
+import type { Tables } from '../tables.js';
+
+/**
+ * What differs between SQLite and PostgreSQL, as capabilities. Everything outside src/db/dialects asks
+ * these questions instead of comparing dialect names.
+ */
+export interface DialectCapabilities {
+  /** For logs and metrics labels only. */
+  readonly name: 'sqlite' | 'postgres';
+  /** `FOR UPDATE SKIP LOCKED` exists, so many workers can claim concurrently without contention. */
+  readonly skipLocked: boolean;
+  /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
+  readonly sharedByProcesses: boolean;
+  /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */
+  nowMs(): RawBuilder<number>;
+  isUniqueViolation(error: unknown): boolean;
+}
+
+/** Wake-ups for workers when jobs are committed: LISTEN/NOTIFY on PostgreSQL, an in-process emitter on SQLite. */
+export interface JobSignal {
+  notify(): Promise<void>;
+  subscribe(listener: () => void): Promise<() => Promise<void>>;
+}
+
+export interface Database {
+  readonly db: Kysely<Tables>;
+  readonly caps: DialectCapabilities;
+  readonly signal: JobSignal;
+  /** Liveness of the connection, for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

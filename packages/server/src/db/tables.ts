@@ -1,0 +1,141 @@
+/** Times are integer Unix milliseconds in both databases; booleans are 0/1. JSON is stored as text. */
+
+export interface AdminsTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie value: a database dump yields no usable session. */
+  id_hash: string;
+  admin_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+export interface LoginFailuresTable {
+  id: string;
+  key: string;
+  at: number;
+}
+
+export interface SetupTokensTable {
+  token_hash: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  name: string;
+  token_hash: string;
+  scopes: string;
+  collections: string | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface CollectionsTable {
+  name: string;
+  fields: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RecordsTable {
+  id: string;
+  collection: string;
+  version: number;
+  data: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  token_id: string;
+  key: string;
+  request_hash: string;
+  status: number;
+  response: string;
+  created_at: number;
+}
+
+export interface WebhooksTable {
+  id: string;
+  name: string;
+  url: string;
+  topics: string;
+  enabled: number;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventsTable {
+  id: string;
+  topic: string;
+  collection: string;
+  record_id: string;
+  created_at: number;
+}
+
+export type JobState = 'pending' | 'delivering' | 'delivered' | 'dead';
+
+export interface DeliveryJobsTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  topic: string;
+  collection: string;
+  record_id: string;
+  /** The exact envelope bytes: they never change between attempts. */
+  body: string;
+  state: JobState;
+  attempt_count: number;
+  /** attempt_count at which the current round of the schedule began (a manual retry starts a new round). */
+  round_start: number;
+  next_attempt_at: number;
+  lease_id: string | null;
+  lease_expires_at: number | null;
+  last_error_code: string | null;
+  last_error_message: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DeliveryAttemptsTable {
+  job_id: string;
+  number: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  response_snippet: string;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Tables {
+  admins: AdminsTable;
+  sessions: SessionsTable;
+  login_failures: LoginFailuresTable;
+  setup_tokens: SetupTokensTable;
+  api_tokens: ApiTokensTable;
+  collections: CollectionsTable;
+  records: RecordsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  webhooks: WebhooksTable;
+  events: EventsTable;
+  delivery_jobs: DeliveryJobsTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  svc_meta: MetaTable;
+}

@@ -1,0 +1,73 @@
+/**
+ * The error catalogue: every code a client can branch on, with its HTTP status and title.
+ * docs/errors.md is checked against this table by a test, so the two never drift.
+ */
+export const ERRORS = {
+  unauthorized: { status: 401, title: 'Authentication required' },
+  forbidden: { status: 403, title: 'Not allowed' },
+  csrf_failed: { status: 403, title: 'Cross-site request refused' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  precondition_failed: { status: 412, title: 'Precondition failed' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  invalid_query: { status: 400, title: 'Invalid query parameter' },
+  invalid_json: { status: 400, title: 'Malformed JSON body' },
+  bad_request: { status: 400, title: 'Bad request' },
+  header_too_large: { status: 431, title: 'Request headers too large' },
+  destination_refused: { status: 422, title: 'Webhook destination refused' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal: { status: 500, title: 'Internal error' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface FieldError {
+  /** JSON Pointer into the request body, or the query parameter's name. */
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    detail: string,
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = 'AppError';
+    this.status = ERRORS[code].status;
+  }
+}
+
+export const fail = (code: ErrorCode, detail: string, errors?: FieldError[]): never => {
+  throw new AppError(code, detail, errors ? { errors } : {});
+};
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  requestId: string;
+  errors?: FieldError[];
+}
+
+export function problemBody(code: ErrorCode, detail: string, requestId: string, errors?: FieldError[]): Problem {
+  const entry = ERRORS[code];
+  const body: Problem = {
+    type: `https://svc.dev/errors/${code}`,
+    title: entry.title,
+    status: entry.status,
+    detail,
+    code,
+    requestId,
+  };
+  if (errors && errors.length > 0) body.errors = errors;
+  return body;
+}

@@ -1,0 +1,108 @@
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERRORS, problemBody, type ErrorCode, type FieldError } from '../errors.js';
+import { newRequestId } from './request-id.js';
+
+/** Everything that goes wrong leaves as application/problem+json with a stable code: one mapping, here. */
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const escapeToken = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function issueToField(issue: AjvIssue, context: string): FieldError {
+  let path = issue.instancePath;
+  let message = issue.message ?? 'is invalid';
+  if (issue.keyword === 'required') {
+    path += `/${escapeToken(String(issue.params.missingProperty))}`;
+    message = 'is required';
+  } else if (issue.keyword === 'additionalProperties') {
+    path += `/${escapeToken(String(issue.params.additionalProperty))}`;
+    message = 'is not an accepted field';
+  } else if (issue.keyword === 'anyOf' || issue.keyword === 'const' || issue.keyword === 'enum') {
+    const allowed = issue.params.allowedValues ?? issue.params.allowedValue;
+    message = allowed !== undefined ? `must be one of ${JSON.stringify(allowed)}` : 'is not one of the accepted values';
+  }
+  if (context !== 'body') path = path.replace(/^\//, '').replace(/~1/g, '/').replace(/~0/g, '~') || context;
+  return { path: path === '' ? '/' : path, message };
+}
+
+/** ajv reports each failed anyOf branch too; keep the most specific issue per path. */
+function fieldErrors(issues: AjvIssue[], context: string): FieldError[] {
+  const out = new Map<string, FieldError>();
+  for (const issue of issues) {
+    const field = issueToField(issue, context);
+    const existing = out.get(field.path);
+    if (!existing || issue.keyword === 'anyOf') out.set(field.path, field);
+  }
+  return [...out.values()];
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_MISSING_BODY: 'bad_request',
+};
+
+function byStatus(status: number): ErrorCode {
+  const found = (Object.keys(ERRORS) as ErrorCode[]).find((c) => ERRORS[c].status === status);
+  return found ?? (status >= 500 ? 'internal' : 'bad_request');
+}
+
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: FieldError[], headers?: Record<string, string>): FastifyReply {
+  const body = problemBody(code, detail, String(reply.request.id), errors);
+  if (headers) reply.headers(headers);
+  return reply.code(body.status).type('application/problem+json').send(body);
+}
+
+export function errorHandler(this: FastifyInstance, error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof AppError) {
+    if (error.code === 'unauthorized' && request.url.startsWith('/api/')) reply.header('www-authenticate', 'Bearer realm="svc"');
+    return sendProblem(reply, error.code, error.message, error.extra.errors, error.extra.headers);
+  }
+  const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
+  if (fe.validation) {
+    const context = fe.validationContext ?? 'body';
+    const isQuery = context === 'querystring' || context === 'params' || context === 'headers';
+    return sendProblem(
+      reply,
+      isQuery ? 'invalid_query' : 'validation_failed',
+      isQuery ? 'A query parameter is invalid.' : 'The request body is invalid.',
+      fieldErrors(fe.validation, context),
+    );
+  }
+  const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (mapped) return sendProblem(reply, mapped, fe.message);
+  if (status >= 400 && status < 500) return sendProblem(reply, byStatus(status), fe.message);
+  // Unknown failures: the log gets everything (with the request id), the client gets nothing internal.
+  request.log.error({ err: error }, 'unhandled error');
+  return sendProblem(reply, 'internal', 'Something went wrong on our side; quote the request id when reporting it.');
+}
+
+/**
+ * Node's own HTTP parser rejects some requests (malformed, headers too large) before Fastify sees them.
+ * They still get a problem+json answer with a request id.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const code: ErrorCode = tooLarge ? 'header_too_large' : 'bad_request';
+  const requestId = newRequestId();
+  const body = JSON.stringify(problemBody(code, tooLarge ? 'The request headers are too large.' : 'The request could not be parsed as HTTP.', requestId));
+  const status = ERRORS[code].status;
+  socket.end(
+    `HTTP/1.1 ${status} ${ERRORS[code].title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-ID: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

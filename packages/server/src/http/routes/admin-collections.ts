@@ -1,0 +1,115 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.js';
+import { decodeCursor, page } from '../../lib/cursor.js';
+import { idPattern } from '../../lib/ids.js';
+import { createCollection, patchCollection, removeCollection, requireCollection } from '../../records/collections.js';
+import { listCollections } from '../../records/collections-store.js';
+import { COLLECTION_NAME, MAX_FIELDS } from '../../records/fields.js';
+import { listRecordRows } from '../../records/records-store.js';
+import { presentCollection, recordListJson } from '../present.js';
+import { Collection, Field, ListQuery, errorResponses, listOf, ref } from '../schemas.js';
+
+const NameParams = Type.Object({ name: Type.String({ maxLength: 63 }) });
+const CollectionList = listOf(ref(Collection), 'CollectionList');
+const security = [{ adminSession: [], csrfToken: [] }];
+const Fields = Type.Array(ref(Field), { maxItems: MAX_FIELDS });
+const NAME_KEY = new RegExp(COLLECTION_NAME.source);
+
+export const adminCollectionRoutes =
+  (ctx: Context): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.addSchema(CollectionList);
+
+    app.get('/admin/v1/api/schema', {
+      schema: {
+        summary: 'Every collection and its fields: no record data, no credentials',
+        tags: ['collections'],
+        security,
+        response: {
+          200: Type.Object({ collections: Type.Array(ref(Collection)) }, { additionalProperties: false }),
+          ...errorResponses(401, 403),
+        },
+      },
+    }, async () => {
+      const all = [];
+      let after: string | null = null;
+      for (;;) {
+        const batch = await listCollections(ctx.database.db, after, 500);
+        all.push(...batch);
+        if (batch.length < 500) break;
+        after = batch.at(-1)!.name;
+      }
+      return { collections: all.map(presentCollection) };
+    });
+
+    app.get('/admin/v1/collections', {
+      schema: { summary: 'List collections', tags: ['collections'], security, querystring: ListQuery, response: { 200: ref(CollectionList), ...errorResponses(400, 401, 403) } },
+    }, async (request) => {
+      const limit = request.query.limit ?? 50;
+      const rows = await listCollections(ctx.database.db, decodeCursor(request.query.cursor, NAME_KEY), limit + 1);
+      const { items, nextCursor } = page(rows, limit, (c) => c.name);
+      return { items: items.map(presentCollection), nextCursor };
+    });
+
+    app.post('/admin/v1/collections', {
+      schema: {
+        summary: 'Create a collection with its fields',
+        tags: ['collections'],
+        security,
+        body: Type.Object({ name: Type.String({ maxLength: 63 }), fields: Type.Optional(Fields) }, { additionalProperties: false }),
+        response: { 201: ref(Collection), ...errorResponses(401, 403, 409, 422) },
+      },
+    }, async (request, reply) => {
+      const c = await createCollection(ctx, request.body.name, (request.body.fields ?? []) as never);
+      return reply.code(201).send(presentCollection(c));
+    });
+
+    app.get('/admin/v1/collections/:name', {
+      schema: { summary: 'One collection', tags: ['collections'], security, params: NameParams, response: { 200: ref(Collection), ...errorResponses(401, 403, 404) } },
+    }, async (request) => presentCollection(await requireCollection(ctx, request.params.name)));
+
+    app.patch('/admin/v1/collections/:name', {
+      schema: {
+        summary: 'Add fields or change `required` (the list given is the new field list; types never change)',
+        tags: ['collections'],
+        security,
+        params: NameParams,
+        body: Type.Object({ fields: Fields }, { additionalProperties: false }),
+        response: { 200: ref(Collection), ...errorResponses(401, 403, 404, 409, 422) },
+      },
+    }, async (request) => presentCollection(await patchCollection(ctx, request.params.name, request.body.fields as never)));
+
+    app.delete('/admin/v1/collections/:name', {
+      schema: {
+        summary: 'Delete a collection (force=true also deletes its records)',
+        tags: ['collections'],
+        security,
+        params: NameParams,
+        querystring: Type.Object({ force: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    }, async (request, reply) => {
+      await removeCollection(ctx, request.params.name, request.query.force === true);
+      return reply.code(204).send(null);
+    });
+
+    app.get('/admin/v1/collections/:name/records', {
+      schema: {
+        summary: 'Browse records (admin UI); same shape as the public list',
+        tags: ['collections'],
+        security,
+        params: NameParams,
+        querystring: ListQuery,
+        response: { 200: Type.Unsafe({ $ref: 'RecordList#' }), ...errorResponses(400, 401, 403, 404) },
+      },
+    }, async (request, reply) => {
+      const c = await requireCollection(ctx, request.params.name);
+      const limit = request.query.limit ?? 50;
+      const rows = await listRecordRows(ctx.database.db, c.name, decodeCursor(request.query.cursor, idPattern('rec')), limit + 1);
+      const { items, nextCursor } = page(rows, limit, (r) => r.id);
+      return reply.type('application/json; charset=utf-8').send(recordListJson(items, nextCursor) as never);
+    });
+  };

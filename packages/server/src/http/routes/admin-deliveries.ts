@@ -1,0 +1,88 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.js';
+import type { DeliveryJobsTable } from '../../db/tables.js';
+import { AppError } from '../../errors.js';
+import { iso } from '../../lib/clock.js';
+import { decodeCursor, page } from '../../lib/cursor.js';
+import { idPattern } from '../../lib/ids.js';
+import { listAttempts } from '../../webhooks/queue/attempts-store.js';
+import { findJob, listJobs } from '../../webhooks/queue/jobs-store.js';
+import { retryDeadJob } from '../../webhooks/queue/retry-dead-job.js';
+import { DeliveryJob, DeliveryJobDetail, ListQuery, errorResponses, listOf, ref } from '../schemas.js';
+
+const JobList = listOf(ref(DeliveryJob), 'DeliveryJobList');
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const security = [{ adminSession: [], csrfToken: [] }];
+const State = Type.Union([Type.Literal('pending'), Type.Literal('delivering'), Type.Literal('delivered'), Type.Literal('dead')]);
+
+export const presentJob = (j: DeliveryJobsTable) => ({
+  id: j.id,
+  webhookId: j.webhook_id,
+  topic: j.topic,
+  collection: j.collection,
+  recordId: j.record_id,
+  state: j.state,
+  attemptCount: j.attempt_count,
+  nextAttemptAt: j.state === 'pending' ? iso(j.next_attempt_at) : null,
+  lastError: j.last_error_code === null ? null : { code: j.last_error_code, message: j.last_error_message ?? '' },
+  createdAt: iso(j.created_at),
+  updatedAt: iso(j.updated_at),
+});
+
+export const adminDeliveryRoutes =
+  (ctx: Context): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.addSchema(JobList);
+
+    app.get('/admin/v1/deliveries', {
+      schema: {
+        summary: 'Delivery jobs, newest first, filtered by target and state',
+        tags: ['deliveries'],
+        security,
+        querystring: Type.Object({ ...ListQuery.properties, webhookId: Type.Optional(Type.String({ maxLength: 64 })), state: Type.Optional(State) }, { additionalProperties: false }),
+        response: { 200: ref(JobList), ...errorResponses(400, 401, 403) },
+      },
+    }, async (request) => {
+      const { limit = 50, cursor, webhookId, state } = request.query;
+      const rows = await listJobs(ctx.database.db, { webhookId, state }, decodeCursor(cursor, idPattern('del')), limit + 1);
+      const { items, nextCursor } = page(rows, limit, (j) => j.id);
+      return { items: items.map(presentJob) as never, nextCursor };
+    });
+
+    app.get('/admin/v1/deliveries/:id', {
+      schema: { summary: 'A job with its envelope and every attempt (oldest first)', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJobDetail), ...errorResponses(401, 403, 404) } },
+    }, async (request) => {
+      const job = await findJob(ctx.database.db, request.params.id);
+      if (!job) throw new AppError('not_found', 'No such delivery job.');
+      const attempts = await listAttempts(ctx.database.db, job.id);
+      return {
+        ...presentJob(job),
+        envelope: JSON.parse(job.body) as Record<string, unknown>,
+        attempts: attempts.map((a) => ({
+          number: a.number,
+          startedAt: iso(a.started_at),
+          durationMs: a.duration_ms,
+          statusCode: a.status_code,
+          error: a.error_code === null ? null : { code: a.error_code, message: a.error_message ?? '' },
+          responseSnippet: a.response_snippet,
+        })),
+      } as never;
+    });
+
+    app.post('/admin/v1/deliveries/:id/retry', {
+      schema: { summary: 'Send a dead job through one more full round of the schedule', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJob), ...errorResponses(401, 403, 404, 409) } },
+    }, async (request) => {
+      const { db, caps } = ctx.database;
+      const job = await findJob(db, request.params.id);
+      if (!job) throw new AppError('not_found', 'No such delivery job.');
+      if (job.last_error_code === 'target_deleted') throw new AppError('conflict', 'The target of this job was deleted.');
+      if (!(await retryDeadJob(db, caps, job.id, ctx.config.webhookRetrySchedule[0] ?? 0))) {
+        throw new AppError('conflict', `Only a dead job can be retried; this one is ${job.state}.`);
+      }
+      await ctx.database.signal.notify().catch(() => {});
+      return presentJob((await findJob(db, job.id))!) as never;
+    });
+  };

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { createApiToken } from '../../auth/api-tokens.js';
+import { deleteApiToken, listApiTokens } from '../../auth/api-tokens-store.js';
+import type { Context } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { decodeCursor, page } from '../../lib/cursor.js';
+import { idPattern } from '../../lib/ids.js';
+import { presentToken } from '../present.js';
+import { ApiToken, ApiTokenCreated, ListQuery, Scope, errorResponses, listOf, ref } from '../schemas.js';
+
+const TokenList = listOf(ref(ApiToken), 'ApiTokenList');
+const security = [{ adminSession: [], csrfToken: [] }];
+
+export const adminTokenRoutes =
+  (ctx: Context): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.addSchema(TokenList);
+
+    app.post('/admin/v1/tokens', {
+      schema: {
+        summary: 'Create an API token (the token appears in this answer only)',
+        tags: ['tokens'],
+        security,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            scopes: Type.Array(Scope, { minItems: 1, maxItems: 2 }),
+            collections: Type.Union([Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), { maxItems: 1000 }), Type.Null()]),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: ref(ApiTokenCreated), ...errorResponses(401, 403, 422) },
+      },
+    }, async (request, reply) => {
+      const created = await createApiToken(ctx, request.body);
+      return reply.code(201).send({ ...presentToken(created), token: created.token });
+    });
+
+    app.get('/admin/v1/tokens', {
+      schema: { summary: 'List API tokens (never the tokens themselves)', tags: ['tokens'], security, querystring: ListQuery, response: { 200: ref(TokenList), ...errorResponses(400, 401, 403) } },
+    }, async (request) => {
+      const limit = request.query.limit ?? 50;
+      const rows = await listApiTokens(ctx.database.db, decodeCursor(request.query.cursor, idPattern('tok')), limit + 1);
+      const { items, nextCursor } = page(rows, limit, (t) => t.id);
+      return { items: items.map(presentToken), nextCursor };
+    });
+
+    app.delete('/admin/v1/tokens/:id', {
+      schema: { summary: 'Revoke a token; it stops working at once', tags: ['tokens'], security, params: Type.Object({ id: Type.String({ maxLength: 64 }) }), response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
+    }, async (request, reply) => {
+      if (!(await deleteApiToken(ctx.database.db, request.params.id))) throw new AppError('not_found', 'No such token.');
+      return reply.code(204).send(null);
+    });
+  };

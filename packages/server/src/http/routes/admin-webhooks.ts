@@ -1,0 +1,95 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.js';
+import { decodeCursor, page } from '../../lib/cursor.js';
+import { idPattern } from '../../lib/ids.js';
+import { listTargets } from '../../webhooks/targets-store.js';
+import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest } from '../../webhooks/targets.js';
+import { presentTarget } from '../present.js';
+import { ListQuery, TopicSchema, Webhook, WebhookWithSecret, errorResponses, listOf, ref } from '../schemas.js';
+
+const WebhookList = listOf(ref(Webhook), 'WebhookList');
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const security = [{ adminSession: [], csrfToken: [] }];
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Url = Type.String({ minLength: 1, maxLength: 2048 });
+const Topics = Type.Array(TopicSchema, { minItems: 1, maxItems: 16 });
+
+export const adminWebhookRoutes =
+  (ctx: Context): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.addSchema(WebhookList);
+
+    app.post('/admin/v1/webhooks', {
+      schema: {
+        summary: 'Register a webhook target; the signing secret appears in this answer only',
+        tags: ['webhooks'],
+        security,
+        body: Type.Object({ name: Name, url: Url, topics: Topics, enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        response: { 201: ref(WebhookWithSecret), ...errorResponses(401, 403, 413, 415, 422) },
+      },
+    }, async (request, reply) => {
+      const t = await createTarget(ctx, request.body);
+      return reply.code(201).send({ ...presentTarget(t), secret: t.secret });
+    });
+
+    app.get('/admin/v1/webhooks', {
+      schema: { summary: 'List webhook targets', tags: ['webhooks'], security, querystring: ListQuery, response: { 200: ref(WebhookList), ...errorResponses(400, 401, 403) } },
+    }, async (request) => {
+      const limit = request.query.limit ?? 50;
+      const rows = await listTargets(ctx.database.db, decodeCursor(request.query.cursor, idPattern('wh')), limit + 1);
+      const { items, nextCursor } = page(rows, limit, (t) => t.id);
+      return { items: items.map(presentTarget), nextCursor };
+    });
+
+    app.get('/admin/v1/webhooks/:id', {
+      schema: { summary: 'One webhook target (never its secret)', tags: ['webhooks'], security, params: IdParams, response: { 200: ref(Webhook), ...errorResponses(401, 403, 404) } },
+    }, async (request) => presentTarget(await requireTarget(ctx, request.params.id)));
+
+    app.patch('/admin/v1/webhooks/:id', {
+      schema: {
+        summary: 'Change name, url, topics or enabled (enabling or a new URL re-checks the destination)',
+        tags: ['webhooks'],
+        security,
+        params: IdParams,
+        body: Type.Object(
+          { name: Type.Optional(Name), url: Type.Optional(Url), topics: Type.Optional(Topics), enabled: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        response: { 200: ref(Webhook), ...errorResponses(401, 403, 404, 413, 415, 422) },
+      },
+    }, async (request) => presentTarget(await patchTarget(ctx, request.params.id, request.body)));
+
+    app.delete('/admin/v1/webhooks/:id', {
+      schema: { summary: 'Delete a target; its unfinished jobs end dead (target_deleted)', tags: ['webhooks'], security, params: IdParams, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
+    }, async (request, reply) => {
+      await removeTarget(ctx, request.params.id);
+      return reply.code(204).send(null);
+    });
+
+    app.post('/admin/v1/webhooks/:id/rotate-secret', {
+      schema: {
+        summary: 'New signing secret; the old one keeps signing beside it for overlapSeconds',
+        tags: ['webhooks'],
+        security,
+        params: IdParams,
+        body: Type.Optional(Type.Object({ overlapSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })) }, { additionalProperties: false })),
+        response: { 200: ref(WebhookWithSecret), ...errorResponses(401, 403, 404, 422) },
+      },
+    }, async (request) => {
+      const t = await rotateSecret(ctx, request.params.id, request.body?.overlapSeconds ?? 86_400);
+      return { ...presentTarget(t), secret: t.secret };
+    });
+
+    app.post('/admin/v1/webhooks/:id/test', {
+      schema: {
+        summary: 'Queue a signed webhook.test delivery to this target',
+        tags: ['webhooks'],
+        security,
+        params: IdParams,
+        response: { 202: Type.Object({ deliveryId: Type.String() }, { additionalProperties: false }), ...errorResponses(401, 403, 404) },
+      },
+    }, async (request, reply) => reply.code(202).send({ deliveryId: await sendTest(ctx, request.params.id) }));
+  };

@@ -1,0 +1,131 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { decodeCursor, page } from '../../lib/cursor.js';
+import { idPattern } from '../../lib/ids.js';
+import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
+import { listRecordRows } from '../../records/records-store.js';
+import { recordJson } from '../../webhooks/envelope.js';
+import { bearerAuthHook } from '../auth.js';
+import { recordListJson } from '../present.js';
+import { ListQuery, RecordSchema, RecordWrite, errorResponses, listOf, ref } from '../schemas.js';
+
+const CollectionParams = Type.Object({ collection: Type.String({ maxLength: 63 }) });
+const RecordParams = Type.Object({ collection: Type.String({ maxLength: 63 }), id: Type.String({ maxLength: 64 }) });
+const RecordList = listOf(ref(RecordSchema), 'RecordList');
+const REC_ID = idPattern('rec');
+const security = [{ bearerAuth: [] }];
+
+/** `If-Match: "<version>"` (or W/"…", or *): a malformed value is a failed precondition, not ignored. */
+function ifMatchVersion(header: string | undefined): number | null {
+  if (header === undefined) return null;
+  if (header.trim() === '*') return null;
+  const m = /^\s*(?:W\/)?"(\d{1,15})"\s*$/.exec(header);
+  if (!m) throw new AppError('precondition_failed', 'If-Match must be a quoted record version such as "3".');
+  return Number(m[1]);
+}
+
+function idempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(header)) {
+    throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
+      errors: [{ path: 'Idempotency-Key', message: 'invalid header' }],
+    });
+  }
+  return header;
+}
+
+export const recordRoutes =
+  (ctx: Context): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.addSchema(RecordList);
+    app.addHook('onRequest', bearerAuthHook(ctx));
+    const base = '/api/v1/collections/:collection/records';
+
+    app.get(base, {
+      config: { scope: 'records:read' },
+      schema: {
+        summary: 'List records of a collection, in creation order',
+        tags: ['records'],
+        security,
+        params: CollectionParams,
+        querystring: ListQuery,
+        response: { 200: ref(RecordList), ...errorResponses(400, 401, 403) },
+      },
+    }, async (request, reply) => {
+      const limit = request.query.limit ?? 50;
+      const after = decodeCursor(request.query.cursor, REC_ID);
+      const rows = await listRecordRows(ctx.database.db, request.auth.collection!.name, after, limit + 1);
+      const { items, nextCursor } = page(rows, limit, (r) => r.id);
+      return reply.type('application/json; charset=utf-8').send(recordListJson(items, nextCursor) as never);
+    });
+
+    app.post(base, {
+      config: { scope: 'records:write' },
+      schema: {
+        summary: 'Create a record (Idempotency-Key makes a repeat return the first result)',
+        tags: ['records'],
+        security,
+        params: CollectionParams,
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+        body: RecordWrite,
+        response: { 201: ref(RecordSchema), 200: ref(RecordSchema), ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
+      },
+    }, async (request, reply) => {
+      const token = request.auth.token!;
+      const key = idempotencyKey(request.headers['idempotency-key']);
+      const result = await createRecord(ctx, request.auth.collection!, request.body.data, key ? { tokenId: token.id, key } : undefined);
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(result.status as 201).header('etag', `"${result.record.version}"`).send(result.record);
+    });
+
+    app.get(`${base}/:id`, {
+      config: { scope: 'records:read' },
+      schema: {
+        summary: 'Read one record; ETag is its version',
+        tags: ['records'],
+        security,
+        params: RecordParams,
+        response: { 200: ref(RecordSchema), ...errorResponses(401, 403, 404) },
+      },
+    }, async (request, reply) => {
+      const record = await getRecord(ctx, request.auth.collection!.name, request.params.id);
+      return reply.header('etag', `"${record.version}"`).send(recordJson(record));
+    });
+
+    app.patch(`${base}/:id`, {
+      config: { scope: 'records:write' },
+      schema: {
+        summary: 'Set the named fields (null clears one); If-Match guards against lost updates',
+        tags: ['records'],
+        security,
+        params: RecordParams,
+        headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
+        body: RecordWrite,
+        response: { 200: ref(RecordSchema), ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422) },
+      },
+    }, async (request, reply) => {
+      const version = ifMatchVersion(request.headers['if-match']);
+      const record = await patchRecord(ctx, request.auth.collection!, request.params.id, request.body.data, version);
+      return reply.header('etag', `"${record.version}"`).send(record);
+    });
+
+    app.delete(`${base}/:id`, {
+      config: { scope: 'records:write' },
+      schema: {
+        summary: 'Delete a record',
+        tags: ['records'],
+        security,
+        params: RecordParams,
+        headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404, 412) },
+      },
+    }, async (request, reply) => {
+      const version = ifMatchVersion(request.headers['if-match']);
+      await removeRecord(ctx, request.auth.collection!, request.params.id, version);
+      return reply.code(204).send(null);
+    });
+  };

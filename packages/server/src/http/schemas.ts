@@ -1,0 +1,167 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { ERRORS } from '../errors.js';
+import { FIELD_TYPES } from '../records/fields.js';
+import { TOPICS } from '../webhooks/topics.js';
+
+/**
+ * The single source of truth for the wire format: these schemas validate requests, serialize responses
+ * and become the OpenAPI documents. Shared ones carry an $id and appear once under components.schemas.
+ */
+
+const DateTime = Type.String({ format: 'date-time' });
+const strict = { additionalProperties: false } as const;
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.Enum(Object.keys(ERRORS) as Array<keyof typeof ERRORS>),
+    requestId: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }, strict))),
+  },
+  { $id: 'Problem', ...strict, description: 'RFC 9457 problem details; branch on `code`.' },
+);
+
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 400 })),
+  },
+  strict,
+);
+
+export const listOf = <T extends TSchema>(item: T, id: string) =>
+  Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) }, { $id: id, ...strict });
+
+export const Field = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 63 }),
+    type: Type.Enum(FIELD_TYPES),
+    required: Type.Boolean({ default: false }),
+  },
+  { $id: 'Field', ...strict },
+);
+
+export const Collection = Type.Object(
+  { name: Type.String(), fields: Type.Array(Field), createdAt: DateTime, updatedAt: DateTime },
+  { $id: 'Collection', ...strict },
+);
+
+export const RecordSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^rec_' }),
+    collection: Type.String(),
+    version: Type.Integer({ minimum: 1 }),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    data: Type.Object({}, { additionalProperties: true }),
+  },
+  { $id: 'Record', ...strict },
+);
+
+export const RecordWrite = Type.Object({ data: Type.Record(Type.String(), Type.Unknown()) }, { ...strict, description: 'The record fields to set.' });
+
+export const Scope = Type.Union([Type.Literal('records:read'), Type.Literal('records:write')]);
+
+export const ApiToken = Type.Object(
+  {
+    id: Type.String({ pattern: '^tok_' }),
+    name: Type.String(),
+    scopes: Type.Array(Scope),
+    collections: Type.Union([Type.Array(Type.String()), Type.Null()]),
+    createdAt: DateTime,
+    lastUsedAt: Type.Union([DateTime, Type.Null()]),
+  },
+  { $id: 'ApiToken', ...strict },
+);
+
+export const ApiTokenCreated = Type.Object(
+  { ...ApiToken.properties, token: Type.String({ pattern: '^svc_pat_', description: 'Shown in this answer only.' }) },
+  { $id: 'ApiTokenCreated', ...strict },
+);
+
+export const TopicSchema = Type.Enum(TOPICS);
+
+export const Webhook = Type.Object(
+  {
+    id: Type.String({ pattern: '^wh_' }),
+    name: Type.String(),
+    url: Type.String(),
+    topics: Type.Array(TopicSchema),
+    enabled: Type.Boolean(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { $id: 'Webhook', ...strict },
+);
+
+export const WebhookWithSecret = Type.Object(
+  { ...Webhook.properties, secret: Type.String({ pattern: '^whsec_', description: 'The signing secret: shown in this answer only.' }) },
+  { $id: 'WebhookWithSecret', ...strict },
+);
+
+export const JobError = Type.Object({ code: Type.String(), message: Type.String() }, strict);
+
+export const DeliveryJob = Type.Object(
+  {
+    id: Type.String({ pattern: '^del_' }),
+    webhookId: Type.String(),
+    topic: TopicSchema,
+    collection: Type.String(),
+    recordId: Type.String(),
+    state: Type.Enum(['pending', 'delivering', 'delivered', 'dead']),
+    attemptCount: Type.Integer(),
+    nextAttemptAt: Type.Union([DateTime, Type.Null()]),
+    lastError: Type.Union([JobError, Type.Null()]),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { $id: 'DeliveryJob', ...strict },
+);
+
+export const Attempt = Type.Object(
+  {
+    number: Type.Integer(),
+    startedAt: DateTime,
+    durationMs: Type.Integer(),
+    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([JobError, Type.Null()]),
+    responseSnippet: Type.String(),
+  },
+  { $id: 'Attempt', ...strict },
+);
+
+export const DeliveryJobDetail = Type.Object(
+  { ...DeliveryJob.properties, envelope: Type.Object({}, { additionalProperties: true }), attempts: Type.Array(Attempt) },
+  { $id: 'DeliveryJobDetail', ...strict },
+);
+
+export const Session = Type.Object(
+  { csrfToken: Type.String(), expiresAt: DateTime, admin: Type.Object({ id: Type.String(), email: Type.String() }, strict) },
+  { $id: 'Session', ...strict },
+);
+
+export const Capabilities = Type.Object(
+  {
+    apiVersion: Type.Literal('1'),
+    features: Type.Array(Type.String()),
+    limits: Type.Record(Type.String(), Type.Integer()),
+    topics: Type.Array(TopicSchema),
+  },
+  { $id: 'Capabilities', ...strict },
+);
+
+/** Schemas with an $id, registered once with Fastify (for $ref) and listed in OpenAPI components. */
+export const SHARED_SCHEMAS = [
+  Problem, Field, Collection, RecordSchema, ApiToken, ApiTokenCreated, Webhook, WebhookWithSecret, Attempt, DeliveryJob, DeliveryJobDetail, Session, Capabilities,
+];
+
+/** A $ref to a shared schema that keeps its static type for handlers. */
+export const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>({ $ref: `${(schema as { $id?: string }).$id}#` });
+
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { ...ref(Problem), description: 'Problem details' }]));
+
+export type RecordWriteBody = Static<typeof RecordWrite>;

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Identifiers are `<prefix>_` + 26 Crockford base32 characters: 10 of millisecond time, 16 of
+ * randomness (ULID layout). They sort by creation time, which lets every list page by id alone.
+ * Within one millisecond the random part is incremented, so ids from one process stay ordered.
+ */
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+export type IdPrefix = 'rec' | 'del' | 'wh' | 'tok' | 'adm' | 'evt';
+
+export const ID_PATTERN = /^[a-z]{2,3}_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export const idPattern = (prefix: IdPrefix): RegExp => new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`);
+
+let lastTime = -1;
+let lastRandom: number[] = [];
+
+function encodeTime(ms: number): string {
+  let out = '';
+  let t = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+function freshRandom(): number[] {
+  const bytes = randomBytes(16);
+  return Array.from(bytes, (b) => b % 32);
+}
+
+function increment(digits: number[]): number[] {
+  const next = [...digits];
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 31) {
+      next[i]! += 1;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return freshRandom(); // overflow in one millisecond: practically never
+}
+
+export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
+  if (nowMs <= lastTime) {
+    lastRandom = increment(lastRandom);
+  } else {
+    lastTime = nowMs;
+    lastRandom = freshRandom();
+  }
+  return `${prefix}_${encodeTime(lastTime)}${lastRandom.map((d) => ALPHABET[d]).join('')}`;
+}
+
+/** The reserved record id of `webhook.test` envelopes. */
+export const TEST_RECORD_ID = 'rec_00000000000000000000000000';

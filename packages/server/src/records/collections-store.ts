@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+import type { CollectionsTable, Tables } from '../db/tables.js';
+import type { Field } from './fields.js';
+
+export interface Collection {
+  name: string;
+  fields: Field[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+const toCollection = (r: CollectionsTable): Collection => ({
+  name: r.name,
+  fields: JSON.parse(r.fields) as Field[],
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export async function insertCollection(db: Kysely<Tables>, c: Collection): Promise<void> {
+  await db
+    .insertInto('collections')
+    .values({ name: c.name, fields: JSON.stringify(c.fields), created_at: c.createdAt, updated_at: c.updatedAt })
+    .execute();
+}
+
+export async function findCollection(db: Kysely<Tables>, name: string): Promise<Collection | null> {
+  const row = await db.selectFrom('collections').selectAll().where('name', '=', name).executeTakeFirst();
+  return row ? toCollection(row) : null;
+}
+
+export async function listCollections(db: Kysely<Tables>, afterName: string | null, limit: number): Promise<Collection[]> {
+  let q = db.selectFrom('collections').selectAll().orderBy('name').limit(limit);
+  if (afterName !== null) q = q.where('name', '>', afterName);
+  return (await q.execute()).map(toCollection);
+}
+
+/** Guarded by the previous updated_at so two concurrent PATCHes cannot both apply to the same starting point. */
+export async function updateCollectionFields(db: Kysely<Tables>, name: string, fields: Field[], previousUpdatedAt: number, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('collections')
+    .set({ fields: JSON.stringify(fields), updated_at: now })
+    .where('name', '=', name)
+    .where('updated_at', '=', previousUpdatedAt)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function deleteCollection(db: Kysely<Tables>, name: string): Promise<boolean> {
+  const res = await db.deleteFrom('collections').where('name', '=', name).executeTakeFirst();
+  return Number(res.numDeletedRows) === 1;
+}

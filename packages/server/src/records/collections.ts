@@ -1,0 +1,70 @@
+import type { Context } from '../context.js';
+import { AppError, type FieldError } from '../errors.js';
+import { deleteCollection, findCollection, insertCollection, updateCollectionFields, type Collection } from './collections-store.js';
+import { COLLECTION_NAME, validateFieldList, type Field } from './fields.js';
+import { anyRecordLacks, collectionHasRecords } from './records-store.js';
+
+export async function requireCollection(ctx: Context, name: string): Promise<Collection> {
+  const c = await findCollection(ctx.database.db, name);
+  if (!c) throw new AppError('not_found', `No collection named "${name}".`);
+  return c;
+}
+
+export async function createCollection(ctx: Context, name: string, fields: Field[]): Promise<Collection> {
+  const errors: FieldError[] = [];
+  if (!COLLECTION_NAME.test(name)) errors.push({ path: '/name', message: 'must match ^[a-z][a-z0-9_]{0,62}$' });
+  errors.push(...validateFieldList(fields, '/fields'));
+  if (errors.length > 0) throw new AppError('validation_failed', 'The collection definition is invalid.', { errors });
+  const now = ctx.clock.now();
+  const collection: Collection = { name, fields: fields.map((f) => ({ name: f.name, type: f.type, required: f.required })), createdAt: now, updatedAt: now };
+  try {
+    await insertCollection(ctx.database.db, collection);
+  } catch (err) {
+    if (ctx.database.caps.isUniqueViolation(err)) throw new AppError('conflict', `A collection named "${name}" exists.`);
+    throw err;
+  }
+  return collection;
+}
+
+/**
+ * PATCH: the given list is the new field list. Fields may be added and `required` may change; removing a
+ * field or changing its type is refused, since stored records would silently stop matching their schema.
+ */
+export async function patchCollection(ctx: Context, name: string, fields: Field[]): Promise<Collection> {
+  const current = await requireCollection(ctx, name);
+  const errors: FieldError[] = [];
+  const incoming = new Map(fields.map((f) => [f.name, f]));
+  current.fields.forEach((f) => {
+    const next = incoming.get(f.name);
+    if (!next) errors.push({ path: '/fields', message: `field "${f.name}" cannot be removed` });
+    else if (next.type !== f.type) {
+      errors.push({ path: `/fields/${fields.indexOf(next)}/type`, message: `the type of "${f.name}" cannot change` });
+    }
+  });
+  errors.push(...validateFieldList(fields, '/fields'));
+  if (errors.length > 0) throw new AppError('validation_failed', 'The field change is not allowed.', { errors });
+  for (const f of fields) {
+    const before = current.fields.find((x) => x.name === f.name);
+    if (f.required && (!before || !before.required) && (await anyRecordLacks(ctx.database.db, name, f.name))) {
+      throw new AppError('conflict', `Records lack "${f.name}"; fill it in before making it required.`);
+    }
+  }
+  const ordered = [
+    ...current.fields.map((f) => ({ ...f, required: incoming.get(f.name)!.required })),
+    ...fields.filter((f) => !current.fields.some((x) => x.name === f.name)).map((f) => ({ name: f.name, type: f.type, required: f.required })),
+  ];
+  const now = Math.max(ctx.clock.now(), current.updatedAt + 1);
+  if (!(await updateCollectionFields(ctx.database.db, name, ordered, current.updatedAt, now))) {
+    throw new AppError('conflict', 'The collection changed meanwhile; read it again and retry.');
+  }
+  return { ...current, fields: ordered, updatedAt: now };
+}
+
+export async function removeCollection(ctx: Context, name: string, force: boolean): Promise<void> {
+  await requireCollection(ctx, name);
+  if (!force && (await collectionHasRecords(ctx.database.db, name))) {
+    throw new AppError('conflict', `"${name}" still holds records; delete with ?force=true to remove them too.`);
+  }
+  // Records go with the collection (foreign key cascade), in one statement.
+  await deleteCollection(ctx.database.db, name);
+}

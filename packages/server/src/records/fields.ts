@@ -1,0 +1,83 @@
+import type { FieldError } from '../errors.js';
+
+export const FIELD_TYPES = ['text', 'number', 'integer', 'boolean', 'datetime', 'json'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export interface Field {
+  name: string;
+  type: FieldType;
+  required: boolean;
+}
+
+export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** `_test` names the webhook.test envelope; user collections match COLLECTION_NAME, which cannot start with `_`. */
+export const RESERVED_COLLECTION = '_test';
+export const MAX_FIELDS = 200;
+
+// RFC 3339 date-time with a zone; Date.parse then rejects impossible dates such as 2026-02-31.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+function valueProblem(type: FieldType, value: unknown): string | null {
+  switch (type) {
+    case 'text':
+      return typeof value === 'string' ? null : 'must be a string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value) ? null : 'must be an integer';
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'must be true or false';
+    case 'datetime': {
+      if (typeof value !== 'string' || !RFC3339.test(value)) return 'must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z';
+      const [y, mo, d] = value.slice(0, 10).split('-').map(Number);
+      const date = new Date(Date.UTC(y!, mo! - 1, d!));
+      return date.getUTCMonth() === mo! - 1 && date.getUTCDate() === d && !Number.isNaN(Date.parse(value)) ? null : 'is not a valid date';
+    }
+    case 'json':
+      return null;
+  }
+}
+
+const pointer = (name: string): string => `/data/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+/**
+ * Validates record data against the collection's fields: one error per fault, every fault reported.
+ * `partial` is a PATCH: absent fields are untouched, `null` clears a field that is not required.
+ */
+export function validateData(fields: readonly Field[], data: Record<string, unknown>, partial: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  for (const [key, value] of Object.entries(data)) {
+    const field = byName.get(key);
+    if (!field) {
+      errors.push({ path: pointer(key), message: 'is not a field of this collection' });
+      continue;
+    }
+    if (value === null) {
+      if (field.required) errors.push({ path: pointer(key), message: 'is required and cannot be null' });
+      continue;
+    }
+    const problem = valueProblem(field.type, value);
+    if (problem) errors.push({ path: pointer(key), message: problem });
+  }
+  if (!partial) {
+    for (const f of fields) {
+      if (f.required && (data[f.name] === undefined || data[f.name] === null)) errors.push({ path: pointer(f.name), message: 'is required' });
+    }
+  }
+  return errors;
+}
+
+/** Checks a field list for a new collection or the fields added by a PATCH. */
+export function validateFieldList(fields: readonly Field[], basePath: string, existing: readonly Field[] = []): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Set(existing.map((f) => f.name));
+  fields.forEach((f, i) => {
+    if (!FIELD_NAME.test(f.name)) errors.push({ path: `${basePath}/${i}/name`, message: 'must match ^[A-Za-z_][A-Za-z0-9_]{0,62}$' });
+    else if (seen.has(f.name)) errors.push({ path: `${basePath}/${i}/name`, message: 'duplicates another field' });
+    seen.add(f.name);
+  });
+  if (seen.size > MAX_FIELDS) errors.push({ path: basePath, message: `at most ${MAX_FIELDS} fields` });
+  return errors;
+}

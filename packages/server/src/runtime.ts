@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { pino, type Logger } from 'pino';
+import { createRegistry } from './http/metrics.js';
+import { buildApp } from './app.js';
+import { bootstrapAdmin } from './auth/setup.js';
+import type { Config } from './config/schema.js';
+import { ConfigError } from './config/schema.js';
+import { resolveSecretKey } from './config/secret-key.js';
+import type { Context } from './context.js';
+import { connect, type Database } from './db/connect.js';
+import { getMeta, putMetaOnce } from './db/meta-store.js';
+import { migrateToLatest } from './db/migrate.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { SecretBox } from './lib/crypto.js';
+import { createDeliveryClient, type DeliveryClientOptions } from './webhooks/http-client.js';
+import { parseCidrList, systemResolver, type Resolver } from './webhooks/destination-guard.js';
+import { registerWebhookMetrics } from './webhooks/metrics.js';
+import { DeliveryWorker, type DeliverySender } from './webhooks/worker.js';
+import type { FastifyInstance } from 'fastify';
+
+export const createLogger = (config: Config): Logger =>
+  pino({ level: config.logLevel, base: { service: 'svc' }, timestamp: pino.stdTimeFunctions.isoTime, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+
+export interface OpenOptions {
+  logger?: Logger;
+  clock?: Clock;
+  resolver?: Resolver;
+}
+
+/**
+ * Opens everything a process needs, in order: database, migrations, the secret key (checked against the
+ * fingerprint stored with the data, so a wrong key stops the start instead of breaking every delivery later).
+ */
+export async function openContext(config: Config, options: OpenOptions = {}): Promise<Context> {
+  const logger = options.logger ?? createLogger(config);
+  const key = resolveSecretKey(config);
+  const database = connect(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: Math.max(10, config.webhookConcurrency / 4) });
+  try {
+    const applied = await migrateToLatest(database);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    const box = new SecretBox(key);
+    const stored = (await getMeta(database.db, 'secret_key_fingerprint')) ?? (await putMetaOnce(database.db, 'secret_key_fingerprint', box.fingerprint()));
+    if (stored !== box.fingerprint()) {
+      throw new ConfigError('SVC_SECRET_KEY', 'does not match the key this database was written with; svc refuses to start rather than lose every webhook secret');
+    }
+    return { config, database, clock: options.clock ?? systemClock, box, logger, resolver: options.resolver ?? systemResolver };
+  } catch (err) {
+    await database.close().catch(() => {});
+    throw err;
+  }
+}
+
+export function deliveryClientOptions(config: Config, resolver: Resolver): DeliveryClientOptions {
+  const ca = config.webhookCaFile ? [readFileSync(config.webhookCaFile, 'utf8')] : undefined;
+  return {
+    resolver,
+    allow: parseCidrList(config.webhookAllowCidrs),
+    ca,
+    connectionsPerOrigin: config.webhookTargetConcurrency,
+    timeoutMs: config.webhookTimeoutMs,
+  };
+}
+
+export interface Running {
+  app: FastifyInstance | null;
+  worker: DeliveryWorker | null;
+  setupLink: string | null;
+  url: string | null;
+  stop(): Promise<void>;
+}
+
+/** `svc serve` (API + worker), `svc serve --no-worker`, `svc worker`: the same parts, some left out. */
+export async function startProcess(ctx: Context, parts: { api: boolean; worker: boolean; sender?: DeliverySender }): Promise<Running> {
+  const registry = createRegistry();
+  const metrics = registerWebhookMetrics(registry, ctx.database);
+  let worker: DeliveryWorker | null = null;
+  let client: ReturnType<typeof createDeliveryClient> | null = null;
+  let app: FastifyInstance | null = null;
+  let url: string | null = null;
+  let setupLink: string | null = null;
+  if (parts.api) {
+    app = await buildApp(ctx, { registry });
+    url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
+    setupLink = await bootstrapAdmin(ctx);
+    if (setupLink) ctx.logger.info({ setupLink }, `first start: create the first admin at ${setupLink} (valid for one hour, one use)`);
+  }
+  if (parts.worker) {
+    const sender = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver)));
+    worker = new DeliveryWorker(ctx, sender, metrics);
+    await worker.start();
+  }
+  ctx.logger.info({ url, worker: parts.worker, database: ctx.database.caps.name }, 'svc started');
+  return {
+    app,
+    worker,
+    setupLink,
+    url,
+    async stop() {
+      // Stop taking requests first, then let in-flight deliveries finish or hand them back, then close the pool.
+      if (app) await app.close();
+      if (worker) await worker.stop();
+      if (client) await client.close();
+      await ctx.database.close();
+    },
+  };
+}
+
+export type { Database };

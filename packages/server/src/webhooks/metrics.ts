@@ -1,0 +1,42 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Database } from '../db/connect.js';
+import { queueStats } from './queue/jobs-store.js';
+
+export interface WebhookMetrics {
+  observeAttempt(outcome: string, durationMs: number): void;
+}
+
+export function registerWebhookMetrics(registry: Registry, database: Database): WebhookMetrics {
+  const attempts = new Counter({ name: 'svc_webhook_attempts_total', help: 'Delivery attempts by outcome (delivered or error code)', labelNames: ['outcome'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'svc_webhook_attempt_duration_seconds',
+    help: 'Delivery attempt latency',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  // Queue gauges are read from the database at scrape time, so every process reports the shared truth.
+  new Gauge({
+    name: 'svc_webhook_queue_jobs',
+    help: 'Unfinished delivery jobs by state',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const stats = await queueStats(database.db, database.caps);
+      for (const state of ['pending', 'delivering']) this.set({ state }, stats.byState[state] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_webhook_oldest_due_seconds',
+    help: 'Age of the oldest due pending job',
+    registers: [registry],
+    async collect() {
+      this.set((await queueStats(database.db, database.caps)).oldestDueAgeMs / 1000);
+    },
+  });
+  return {
+    observeAttempt(outcome, durationMs) {
+      attempts.inc({ outcome });
+      latency.observe(durationMs / 1000);
+    },
+  };
+}

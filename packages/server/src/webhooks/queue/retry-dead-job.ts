@@ -1,0 +1,15 @@
+import type { Kysely } from 'kysely';
+import type { DialectCapabilities } from '../../db/dialects/types.js';
+import type { Tables } from '../../db/tables.js';
+
+/** dead → pending for one more full round of the schedule; attempt numbering continues. */
+export async function retryDeadJob(db: Kysely<Tables>, caps: DialectCapabilities, jobId: string, firstDelayMs: number): Promise<boolean> {
+  const now = caps.nowMs();
+  const res = await db
+    .updateTable('delivery_jobs')
+    .set((eb) => ({ state: 'pending', round_start: eb.ref('attempt_count'), next_attempt_at: eb(now, '+', firstDelayMs), updated_at: now }))
+    .where('id', '=', jobId)
+    .where('state', '=', 'dead')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}

@@ -1,0 +1,92 @@
+import type { Kysely } from 'kysely';
+import type { Tables, WebhooksTable } from '../db/tables.js';
+import type { Topic } from './topics.js';
+
+export interface TargetRow {
+  id: string;
+  name: string;
+  url: string;
+  topics: Topic[];
+  enabled: boolean;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const toTarget = (r: WebhooksTable): TargetRow => ({
+  id: r.id,
+  name: r.name,
+  url: r.url,
+  topics: JSON.parse(r.topics) as Topic[],
+  enabled: r.enabled === 1,
+  secretSealed: r.secret_sealed,
+  previousSecretSealed: r.previous_secret_sealed,
+  previousSecretExpiresAt: r.previous_secret_expires_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<void> {
+  await db
+    .insertInto('webhooks')
+    .values({
+      id: t.id,
+      name: t.name,
+      url: t.url,
+      topics: JSON.stringify(t.topics),
+      enabled: t.enabled ? 1 : 0,
+      secret_sealed: t.secretSealed,
+      previous_secret_sealed: t.previousSecretSealed,
+      previous_secret_expires_at: t.previousSecretExpiresAt,
+      created_at: t.createdAt,
+      updated_at: t.updatedAt,
+    })
+    .execute();
+}
+
+export async function findTarget(db: Kysely<Tables>, id: string): Promise<TargetRow | null> {
+  const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toTarget(row) : null;
+}
+
+export async function findTargets(db: Kysely<Tables>, ids: readonly string[]): Promise<TargetRow[]> {
+  if (ids.length === 0) return [];
+  return (await db.selectFrom('webhooks').selectAll().where('id', 'in', ids).execute()).map(toTarget);
+}
+
+export async function listTargets(db: Kysely<Tables>, afterId: string | null, limit: number): Promise<TargetRow[]> {
+  let q = db.selectFrom('webhooks').selectAll().orderBy('id').limit(limit);
+  if (afterId !== null) q = q.where('id', '>', afterId);
+  return (await q.execute()).map(toTarget);
+}
+
+/** Enabled targets subscribed to `topic`. Topics are a short JSON list, filtered here rather than in SQL. */
+export async function subscribedTargets(db: Kysely<Tables>, topic: Topic): Promise<Array<Pick<TargetRow, 'id'>>> {
+  const rows = await db.selectFrom('webhooks').select(['id', 'topics']).where('enabled', '=', 1).execute();
+  return rows.filter((r) => (JSON.parse(r.topics) as string[]).includes(topic)).map((r) => ({ id: r.id }));
+}
+
+export async function updateTarget(
+  db: Kysely<Tables>,
+  id: string,
+  patch: Partial<Pick<TargetRow, 'name' | 'url' | 'topics' | 'enabled' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>>,
+  now: number,
+): Promise<boolean> {
+  const set: Partial<WebhooksTable> = { updated_at: now };
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.url !== undefined) set.url = patch.url;
+  if (patch.topics !== undefined) set.topics = JSON.stringify(patch.topics);
+  if (patch.enabled !== undefined) set.enabled = patch.enabled ? 1 : 0;
+  if (patch.secretSealed !== undefined) set.secret_sealed = patch.secretSealed;
+  if (patch.previousSecretSealed !== undefined) set.previous_secret_sealed = patch.previousSecretSealed;
+  if (patch.previousSecretExpiresAt !== undefined) set.previous_secret_expires_at = patch.previousSecretExpiresAt;
+  const res = await db.updateTable('webhooks').set(set).where('id', '=', id).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function deleteTarget(db: Kysely<Tables>, id: string): Promise<boolean> {
+  const res = await db.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
+  return Number(res.numDeletedRows) === 1;
+}

@@ -1,0 +1,132 @@
+import type { Context } from '../context.js';
+import { AppError } from '../errors.js';
+import { iso } from '../lib/clock.js';
+import { randomToken } from '../lib/crypto.js';
+import { newId, TEST_RECORD_ID } from '../lib/ids.js';
+import { checkDestination, DestinationError, parseCidrList, webhookUrlProblem, type CidrList } from './destination-guard.js';
+import { enqueueEvent } from './fanout.js';
+import { deleteTarget, findTarget, insertTarget, updateTarget, type TargetRow } from './targets-store.js';
+import { killJobsOfTarget } from './queue/kill-target-jobs.js';
+import type { Topic } from './topics.js';
+
+export const SECRET_PREFIX = 'whsec_';
+export const TEST_COLLECTION = '_test';
+
+const newSecret = (): string => `${SECRET_PREFIX}${randomToken(32)}`;
+
+let allowCache: { text: string; list: CidrList } | null = null;
+function allowList(ctx: Context): CidrList {
+  if (allowCache?.text !== ctx.config.webhookAllowCidrs) {
+    allowCache = { text: ctx.config.webhookAllowCidrs, list: parseCidrList(ctx.config.webhookAllowCidrs) };
+  }
+  return allowCache.list;
+}
+
+/**
+ * Save-time destination rules. The URL's shape is always checked; its addresses only when the target is
+ * enabled (a disabled target is saved without a DNS look-up, and checked when it is enabled).
+ */
+async function checkUrl(ctx: Context, url: string, enabled: boolean): Promise<void> {
+  const problem = webhookUrlProblem(url);
+  if (problem) throw new AppError('validation_failed', 'The webhook URL is not acceptable.', { errors: [{ path: '/url', message: problem }] });
+  if (!enabled) return;
+  try {
+    await checkDestination(url, { resolver: ctx.resolver, allow: allowList(ctx) });
+  } catch (err) {
+    if (err instanceof DestinationError) {
+      const message = (err as Error).message;
+      throw new AppError('destination_refused', `Deliveries to this URL would be refused: ${message}`, { errors: [{ path: '/url', message }] });
+    }
+    throw err;
+  }
+}
+
+export interface TargetInput {
+  name: string;
+  url: string;
+  topics: Topic[];
+  enabled?: boolean;
+}
+
+export async function createTarget(ctx: Context, input: TargetInput): Promise<TargetRow & { secret: string }> {
+  const enabled = input.enabled ?? true;
+  await checkUrl(ctx, input.url, enabled);
+  const now = ctx.clock.now();
+  const id = newId('wh', now);
+  const secret = newSecret();
+  const row: TargetRow = {
+    id,
+    name: input.name,
+    url: input.url,
+    topics: [...new Set(input.topics)],
+    enabled,
+    secretSealed: ctx.box.seal(secret, id),
+    previousSecretSealed: null,
+    previousSecretExpiresAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await insertTarget(ctx.database.db, row);
+  return { ...row, secret };
+}
+
+export async function requireTarget(ctx: Context, id: string): Promise<TargetRow> {
+  const t = await findTarget(ctx.database.db, id);
+  if (!t) throw new AppError('not_found', 'No such webhook target.');
+  return t;
+}
+
+export async function patchTarget(ctx: Context, id: string, patch: Partial<TargetInput>): Promise<TargetRow> {
+  const current = await requireTarget(ctx, id);
+  const url = patch.url ?? current.url;
+  const enabled = patch.enabled ?? current.enabled;
+  // Re-check when the URL changes or the target is switched on: both can make a live destination private.
+  if (patch.url !== undefined || (enabled && !current.enabled)) await checkUrl(ctx, url, enabled);
+  const topics = patch.topics ? [...new Set(patch.topics)] : undefined;
+  const now = Math.max(ctx.clock.now(), current.updatedAt);
+  await updateTarget(ctx.database.db, id, { name: patch.name, url: patch.url, topics, enabled: patch.enabled }, now);
+  const becameEnabled = enabled && !current.enabled;
+  if (becameEnabled) await ctx.database.signal.notify().catch(() => {});
+  return { ...current, name: patch.name ?? current.name, url, topics: topics ?? current.topics, enabled, updatedAt: now };
+}
+
+/** The target goes, and in the same transaction its unfinished jobs end dead with `target_deleted`. */
+export async function removeTarget(ctx: Context, id: string): Promise<void> {
+  await ctx.database.db.transaction().execute(async (trx) => {
+    if (!(await deleteTarget(trx, id))) throw new AppError('not_found', 'No such webhook target.');
+    await killJobsOfTarget(trx, id, ctx.clock.now());
+  });
+}
+
+export async function rotateSecret(ctx: Context, id: string, overlapSeconds: number): Promise<TargetRow & { secret: string }> {
+  const current = await requireTarget(ctx, id);
+  const secret = newSecret();
+  const now = ctx.clock.now();
+  const patch = {
+    secretSealed: ctx.box.seal(secret, id),
+    previousSecretSealed: overlapSeconds > 0 ? current.secretSealed : null,
+    previousSecretExpiresAt: overlapSeconds > 0 ? now + overlapSeconds * 1000 : null,
+  };
+  await updateTarget(ctx.database.db, id, patch, now);
+  return { ...current, ...patch, updatedAt: now, secret };
+}
+
+/** The secrets that sign now, newest first: the current one, and the previous one during its overlap. */
+export function signingSecrets(ctx: Context, t: Pick<TargetRow, 'id' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>, now: number): string[] {
+  const secrets = [ctx.box.open(t.secretSealed, t.id)];
+  if (t.previousSecretSealed && t.previousSecretExpiresAt !== null && now < t.previousSecretExpiresAt) {
+    secrets.push(ctx.box.open(t.previousSecretSealed, t.id));
+  }
+  return secrets;
+}
+
+/** A `webhook.test` job for this target alone, delivered like any other. */
+export async function sendTest(ctx: Context, id: string): Promise<string> {
+  await requireTarget(ctx, id);
+  const now = ctx.clock.now();
+  const [jobId] = await ctx.database.db.transaction().execute((trx) =>
+    enqueueEvent(trx, { topic: 'webhook.test', collection: TEST_COLLECTION, recordId: TEST_RECORD_ID, payload: { test: true, occurredAt: iso(now) } }, now, id),
+  );
+  await ctx.database.signal.notify().catch(() => {});
+  return jobId!;
+}

@@ -1,0 +1,261 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from '../context.js';
+import { nextAttemptDelay } from './backoff.js';
+import type { AttemptOutcome, DeliveryRequest } from './http-client.js';
+import { classify } from './outcome.js';
+import { claimJobs, type ClaimedJob } from './queue/claim-jobs.js';
+import { completeJob } from './queue/complete-job.js';
+import { failJob } from './queue/fail-job.js';
+import { releaseJobs } from './queue/release-jobs.js';
+import { rescueExpired } from './queue/rescue-expired.js';
+import { signatureHeader } from './signing.js';
+import { findTargets, type TargetRow } from './targets-store.js';
+import { signingSecrets } from './targets.js';
+import type { WebhookMetrics } from './metrics.js';
+
+export interface DeliverySender {
+  send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
+}
+
+interface Held {
+  job: ClaimedJob;
+  claimedAt: number;
+}
+
+const TARGET_CACHE_MS = 1000;
+
+/**
+ * Claims due jobs and runs their attempts, at most `webhookConcurrency` at once and at most
+ * `webhookTargetConcurrency` per target, so one slow receiver cannot take every slot. Wakes on commit
+ * signals, with a slow poll as the fallback; rescues expired leases of dead workers.
+ */
+export class DeliveryWorker {
+  private readonly leaseId = `lease_${randomBytes(12).toString('base64url')}`;
+  private readonly running = new Map<string, AbortController>();
+  private readonly runningPerTarget = new Map<string, number>();
+  private readonly waiting = new Map<string, Held[]>();
+  private waitingCount = 0;
+  private targets = new Map<string, { row: TargetRow; loadedAt: number }>();
+  private pumping = false;
+  private pumpAgain = false;
+  private stopped = true;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private rescueTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private idle: Array<() => void> = [];
+  private readonly tasks = new Set<Promise<void>>();
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly sender: DeliverySender,
+    private readonly metrics: WebhookMetrics | null = null,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.unsubscribe = await this.ctx.database.signal.subscribe(() => this.kick());
+    this.pollTimer = setInterval(() => this.kick(), this.ctx.config.webhookPollMs);
+    const rescueEvery = Math.max(1000, Math.min(15_000, (this.ctx.config.webhookLeaseSeconds * 1000) / 4));
+    this.rescueTimer = setInterval(() => void this.rescue(), rescueEvery);
+    await this.rescue();
+    this.kick();
+  }
+
+  /** Stop claiming; give in-flight attempts `graceMs` to finish, then abort them and release their jobs. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.rescueTimer) clearInterval(this.rescueTimer);
+    await this.unsubscribe?.().catch(() => {});
+    const waitingIds = [...this.waiting.values()].flat().map((h) => h.job.id);
+    this.waiting.clear();
+    this.waitingCount = 0;
+    await this.release(waitingIds);
+    const done = Promise.allSettled([...this.tasks]);
+    const timer = setTimeout(() => this.running.forEach((c) => c.abort()), graceMs);
+    await done;
+    clearTimeout(timer);
+  }
+
+  get inFlight(): number {
+    return this.running.size + this.waitingCount;
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.pumpAgain && !this.stopped) {
+        this.pumpAgain = false;
+        this.kick();
+      } else if (this.inFlight === 0) this.idle.splice(0).forEach((f) => f());
+    });
+  }
+
+  private async pump(): Promise<void> {
+    const { webhookConcurrency, webhookTargetConcurrency } = this.ctx.config;
+    while (!this.stopped) {
+      this.pumpAgain = false;
+      const room = webhookConcurrency - this.inFlight;
+      if (room <= 0) return;
+      // A target may have one round of jobs waiting beyond those running; past that, leave its jobs for others.
+      const excludeTargets = [...this.runningPerTarget.keys()].filter(
+        (t) => (this.runningPerTarget.get(t) ?? 0) + (this.waiting.get(t)?.length ?? 0) >= 2 * webhookTargetConcurrency,
+      );
+      let jobs: ClaimedJob[];
+      try {
+        jobs = await claimJobs(this.ctx.database.db, this.ctx.database.caps, {
+          leaseId: this.leaseId,
+          leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
+          limit: room,
+          excludeTargets,
+        });
+      } catch (err) {
+        this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
+        return;
+      }
+      if (jobs.length === 0) return;
+      await this.loadTargets(jobs);
+      const now = Date.now();
+      const overflow: string[] = [];
+      for (const job of jobs) {
+        const queue = this.waiting.get(job.webhook_id) ?? [];
+        if (queue.length >= webhookTargetConcurrency) overflow.push(job.id);
+        else {
+          queue.push({ job, claimedAt: now });
+          this.waiting.set(job.webhook_id, queue);
+          this.waitingCount++;
+        }
+      }
+      await this.release(overflow);
+      for (const targetId of new Set(jobs.map((j) => j.webhook_id))) this.startWaiting(targetId);
+      if (jobs.length < room && !this.pumpAgain) return;
+    }
+  }
+
+  private startWaiting(targetId: string): void {
+    const queue = this.waiting.get(targetId);
+    const limit = this.ctx.config.webhookTargetConcurrency;
+    while (queue && queue.length > 0 && (this.runningPerTarget.get(targetId) ?? 0) < limit && !this.stopped) {
+      const held = queue.shift()!;
+      this.waitingCount--;
+      this.runningPerTarget.set(targetId, (this.runningPerTarget.get(targetId) ?? 0) + 1);
+      const controller = new AbortController();
+      this.running.set(held.job.id, controller);
+      const task = this.attempt(held, controller.signal)
+        .catch((err: unknown) => this.ctx.logger.error({ err, deliveryId: held.job.id }, 'delivery attempt crashed'))
+        .finally(() => {
+          this.tasks.delete(task);
+          this.running.delete(held.job.id);
+          const left = (this.runningPerTarget.get(targetId) ?? 1) - 1;
+          if (left === 0) this.runningPerTarget.delete(targetId);
+          else this.runningPerTarget.set(targetId, left);
+          this.startWaiting(targetId);
+          this.kick();
+        });
+      this.tasks.add(task);
+    }
+    if (queue && queue.length === 0) this.waiting.delete(targetId);
+  }
+
+  private async attempt(held: Held, signal: AbortSignal): Promise<void> {
+    const { job } = held;
+    const { db, caps } = this.ctx.database;
+    const target = this.targets.get(job.webhook_id)?.row;
+    const leaseLeft = this.ctx.config.webhookLeaseSeconds * 1000 - (Date.now() - held.claimedAt);
+    // Deleted or disabled since the claim, or waited so long the lease could lapse mid-attempt: hand it back unused.
+    if (!target || !target.enabled || leaseLeft < this.ctx.config.webhookTimeoutMs + 5000) {
+      await this.release([job.id]);
+      return;
+    }
+    const startedAt = this.ctx.clock.now();
+    const timestamp = Math.floor(startedAt / 1000);
+    let secrets: string[];
+    try {
+      secrets = signingSecrets(this.ctx, target, startedAt);
+    } catch (err) {
+      // Our failure, not the receiver's: it must not use up an attempt.
+      this.ctx.logger.error({ err, deliveryId: job.id }, 'cannot open the signing secret');
+      await this.release([job.id]);
+      return;
+    }
+    const outcome = await this.sender.send(
+      {
+        url: target.url,
+        body: job.body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'svc-webhooks/1',
+          'svc-delivery': job.id,
+          'svc-timestamp': String(timestamp),
+          'svc-signature': signatureHeader(secrets, timestamp, job.body),
+        },
+      },
+      signal,
+    );
+    if (signal.aborted && this.stopped) {
+      await this.release([job.id]);
+      return;
+    }
+    const verdict = classify(outcome);
+    const record = {
+      startedAt,
+      durationMs: outcome.durationMs,
+      statusCode: outcome.kind === 'response' ? outcome.statusCode : null,
+      responseSnippet: outcome.kind === 'response' ? outcome.snippet : '',
+    };
+    this.metrics?.observeAttempt(verdict.kind === 'delivered' ? 'delivered' : verdict.error.code, outcome.durationMs);
+    let applied: boolean;
+    if (verdict.kind === 'delivered') {
+      applied = await completeJob(db, caps, job.id, this.leaseId, { ...record, error: null });
+    } else {
+      const attemptInRound = job.attempt_count + 1 - job.round_start;
+      const delay = nextAttemptDelay(this.ctx.config.webhookRetrySchedule, attemptInRound, verdict.retryAfterSeconds, this.random);
+      applied = await failJob(db, caps, job.id, this.leaseId, { ...record, error: verdict.error }, delay);
+    }
+    if (!applied) this.ctx.logger.warn({ deliveryId: job.id }, 'lease lost before the attempt was recorded; another worker owns the job');
+  }
+
+  private async loadTargets(jobs: ClaimedJob[]): Promise<void> {
+    const now = Date.now();
+    const missing = [...new Set(jobs.map((j) => j.webhook_id))].filter((id) => {
+      const cached = this.targets.get(id);
+      return !cached || now - cached.loadedAt > TARGET_CACHE_MS;
+    });
+    if (missing.length === 0) return;
+    for (const row of await findTargets(this.ctx.database.db, missing)) this.targets.set(row.id, { row, loadedAt: now });
+    for (const id of missing) if (this.targets.get(id)?.loadedAt !== now) this.targets.delete(id);
+  }
+
+  private async release(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await releaseJobs(this.ctx.database.db, this.ctx.database.caps, ids, this.leaseId).catch((err: unknown) =>
+      this.ctx.logger.error({ err }, 'releasing jobs failed; their leases will expire'),
+    );
+  }
+
+  private async rescue(): Promise<void> {
+    try {
+      const n = await rescueExpired(this.ctx.database.db, this.ctx.database.caps);
+      if (n > 0) {
+        this.ctx.logger.warn({ jobs: n }, 'rescued delivery jobs whose lease expired');
+        this.kick();
+      }
+    } catch (err) {
+      this.ctx.logger.error({ err }, 'rescuing expired leases failed');
+    }
+  }
+
+  /** Resolves when nothing is in flight (tests and benchmarks). */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0 && !this.pumping) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+}
