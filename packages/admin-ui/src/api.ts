@@ -37,6 +37,22 @@ export interface RequestOptions {
 }
 
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  try {
+    return await send<T>(method, path, options);
+  } catch (err) {
+    // Logging in from another tab replaces the session cookie, which makes this tab's CSRF token
+    // foreign. Pick up the current session's token once and repeat the call.
+    if (!(err instanceof ApiError) || err.code !== 'csrf_failed' || options.anonymous || !session.csrfToken) throw err;
+    const current = await send<{ csrfToken: string; admin: { email: string } }>('GET', '/session', { anonymous: true })
+      .catch(() => null);
+    if (!current || current.csrfToken === session.csrfToken) throw err;
+    session.csrfToken = current.csrfToken;
+    session.email = current.admin.email;
+    return send<T>(method, path, options);
+  }
+}
+
+async function send<T>(method: string, path: string, options: RequestOptions): Promise<T> {
   let url = BASE + path;
   if (options.query) {
     const params = new URLSearchParams();

@@ -33,9 +33,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(
         el.setAttribute('data-testid', String(value));
       } else if (key === 'class') {
         el.className = String(value);
+      } else if (key === 'value' && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
+        // The default too, so form.reset() returns to it rather than to empty.
+        el.defaultValue = String(value);
+        el.value = String(value);
       } else if (key === 'value' && 'value' in el) {
-        (el as HTMLInputElement).value = String(value);
+        (el as HTMLSelectElement).value = String(value);
       } else if (key === 'checked' && el instanceof HTMLInputElement) {
+        el.defaultChecked = Boolean(value);
         el.checked = Boolean(value);
       } else if (/^on/i.test(key) || key === 'style' || key === 'srcdoc') {
         // Inline handlers and inline styles are refused by the CSP anyway; refuse them here too.
@@ -69,8 +74,10 @@ export function time(iso: string | null | undefined): HTMLElement | string {
   if (!iso) return '—';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
+  const sameYear = date.getFullYear() === new Date().getFullYear();
   const text = date.toLocaleString(undefined, {
-    year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    ...(sameYear ? {} : { year: 'numeric' as const }),
+    month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
   });
   return h('time', { datetime: iso, title: iso }, text);
 }

@@ -24,14 +24,15 @@ const SCREENSHOTS = fileURLToPath(new URL('../../../test-output/screenshots/', i
 /** What the server's test helpers provide (packages/server/test/helpers/). */
 interface TestServer {
   baseUrl: string;
-  setupToken: string;
+  /** The one-time setup link's token; null when an admin already exists. */
+  setupToken: string | null;
   close(): Promise<void>;
 }
 interface HttpsReceiver {
   url: string;
   ca: string;
   requests: unknown[];
-  setHandler(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
+  setHandler(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -125,7 +126,8 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
   });
 
   it('creates the first admin from the setup link, under the strict CSP', async () => {
-    const response = await page.goto(url(`/admin/setup?token=${encodeURIComponent(srv.setupToken)}`));
+    expect(srv.setupToken).toBeTruthy();
+    const response = await page.goto(url(`/admin/setup?token=${encodeURIComponent(srv.setupToken ?? '')}`));
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
     await expect.poll(() => byTestId('setup-form').isVisible()).toBe(true);
@@ -169,6 +171,13 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await byTestId('collection-submit').click();
     await page.waitForURL(/#\/collections\/issues$/);
     await expect.poll(() => byTestId('field-row').count()).toBe(2);
+    // Add a field to the existing collection (PATCH with the whole new field list).
+    await byTestId('nf-add-field').click();
+    await byTestId('nf-name-0').fill('done');
+    await byTestId('nf-type-0').selectOption('boolean');
+    await byTestId('schema-submit').click();
+    await byTestId('schema-saved').waitFor();
+    await expect.poll(() => byTestId('field-row').count()).toBe(3);
     // A duplicate name is refused by the server; the banner quotes the request id.
     await page.goto(url('/admin/#/collections'));
     await byTestId('collection-row').first().waitFor();
@@ -178,6 +187,9 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await byTestId('error-banner').waitFor();
     expect((await byTestId('error-request-id').textContent())?.length).toBeGreaterThan(0);
     await shot('04-collections');
+    await byTestId('nav-schema').click();
+    expect(await byTestId('schema-json').textContent()).toContain('"priority"');
+    await shot('04b-api-schema');
   });
 
   it('creates an API token and shows it exactly once', async () => {

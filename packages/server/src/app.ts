@@ -19,7 +19,7 @@ import { adminSessionRoutes } from './http/routes/admin-session.js';
 import { adminTokenRoutes } from './http/routes/admin-tokens.js';
 import { adminUiRoutes } from './http/routes/admin-ui.js';
 import { adminWebhookRoutes } from './http/routes/admin-webhooks.js';
-import { discoveryRoutes } from './http/routes/discovery.js';
+import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
@@ -124,6 +124,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     await admin.register(adminTokenRoutes(ctx));
     await admin.register(adminWebhookRoutes(ctx));
     await admin.register(adminDeliveryRoutes(ctx));
+    await admin.register(adminOpenApiRoute);
   });
   await app.register(adminUiRoutes);
   return app;

@@ -44,7 +44,10 @@ function schemaCard(collection: Collection, pageBanner: ReturnType<typeof banner
       h('td', null, badge(f.type, 'neutral')),
       h('td', null, h('div', { class: 'check' }, required, h('label', { for: required.id }, h('span', { class: 'visually-hidden' }, `${f.name} `), 'required')))) };
   });
-  const added = fieldList('nf', { initialRows: 0, pathBase: () => existing.length });
+  const added = fieldList('nf', {
+    initialRows: 0, pathBase: () => existing.length, legend: 'Add fields',
+    hint: 'New fields are appended. A field\'s type never changes once created.',
+  });
   const form = h('form', { class: 'stack', id: 'schema-form', testid: 'schema-form', novalidate: true },
     banner,
     table(['Field', 'Type', 'Required'], existing.map((e) => e.row), { testid: 'fields-table', caption: 'Fields', empty: 'This collection has no fields yet.' }),

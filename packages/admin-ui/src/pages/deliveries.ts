@@ -54,16 +54,17 @@ export function deliveriesPage(ctx: PageContext): HTMLElement {
     if (!ctx.alive()) return;
     banner.show(null);
     paging.loaded(page.nextCursor, page.items.length);
-    replace(list, table(['Delivery', 'State', 'Topic', 'Target', 'Record', 'Attempts', 'Next attempt', 'Last error', 'Created'],
+    replace(list, table(['Delivery', 'State', 'Target', 'Record', 'Attempts', 'Next attempt', 'Last error', 'Created'],
       page.items.map((d) => h('tr', { testid: 'delivery-row', 'data-id': d.id, 'data-state': d.state },
-        h('td', null, h('a', { href: href(`/deliveries/${encodeURIComponent(d.id)}`), class: 'mono small', testid: 'delivery-link' }, d.id)),
+        h('td', null, h('div', { class: 'cell-stack' },
+          h('a', { href: href(`/deliveries/${encodeURIComponent(d.id)}`), class: 'mono small', testid: 'delivery-link' }, d.id),
+          h('span', { class: 'chip', testid: 'delivery-topic' }, d.topic))),
         h('td', null, stateBadge(d.state)),
-        h('td', null, h('span', { class: 'chip' }, d.topic)),
-        h('td', null, h('a', { href: href(`/webhooks/${encodeURIComponent(d.webhookId)}`) }, names.get(d.webhookId) ?? d.webhookId)),
-        h('td', { class: 'small' }, h('span', { class: 'mono' }, `${d.collection}/${d.recordId}`)),
+        h('td', { class: 'cell-name' }, h('a', { href: href(`/webhooks/${encodeURIComponent(d.webhookId)}`) }, names.get(d.webhookId) ?? d.webhookId)),
+        h('td', { class: 'cell-id' }, h('span', { class: 'mono' }, `${d.collection}/${d.recordId}`)),
         h('td', { class: 'num' }, String(d.attemptCount)),
         h('td', null, d.state === 'pending' || d.state === 'delivering' ? time(d.nextAttemptAt) : h('span', { class: 'muted' }, '—')),
-        h('td', { class: 'small' }, d.lastError ? h('span', { class: 'error-text', title: d.lastError.message }, d.lastError.code, ': ', d.lastError.message) : h('span', { class: 'muted' }, '—')),
+        h('td', { class: 'small cell-error' }, d.lastError ? h('span', { class: 'error-text', title: d.lastError.message }, d.lastError.code, ': ', d.lastError.message) : h('span', { class: 'muted' }, '—')),
         h('td', null, time(d.createdAt)))),
       { testid: 'deliveries-table', caption: 'Delivery jobs', empty: 'No deliveries match these filters.' }));
     const active = page.items.some((d) => ACTIVE.includes(d.state));

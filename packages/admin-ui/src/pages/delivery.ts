@@ -3,7 +3,7 @@ import { h, replace, time, type Child } from '../dom.js';
 import { href, type PageContext } from '../router.js';
 import { bannerSlot, errorBanner, notice } from '../ui/feedback.js';
 import { button } from '../ui/form.js';
-import type { Attempt, DeliveryDetail } from '../types.js';
+import type { Attempt, DeliveryDetail, Webhook } from '../types.js';
 import { card, jsonBlock, loading, pageHeader, table } from './common.js';
 import { stateBadge } from './delivery-state.js';
 
@@ -11,6 +11,7 @@ const REFRESH_MS = 2000;
 
 export function deliveryPage(ctx: PageContext): HTMLElement {
   const id = ctx.params.id ?? '';
+  targetNames.clear(); // names may have changed since the last visit
   const banner = bannerSlot();
   const header = h('div', null, pageHeader(id, { testid: 'delivery-title' }));
   const body = h('div', { class: 'stack-lg' }, loading());
@@ -32,7 +33,7 @@ export function deliveryPage(ctx: PageContext): HTMLElement {
       card('Job', h('dl', { class: 'facts', testid: 'delivery-facts' },
         fact('State', stateBadge(job.state)),
         fact('Topic', h('span', { class: 'chip' }, job.topic)),
-        fact('Target', h('a', { href: href(`/webhooks/${encodeURIComponent(job.webhookId)}`), class: 'mono' }, job.webhookId)),
+        fact('Target', targetLink(job.webhookId)),
         fact('Record', h('span', { class: 'mono' }, `${job.collection}/${job.recordId}`)),
         fact('Attempts', h('span', { testid: 'delivery-attempt-count' }, String(job.attemptCount))),
         fact('Next attempt', h('span', { testid: 'delivery-next-attempt' },
@@ -73,6 +74,26 @@ export function deliveryPage(ctx: PageContext): HTMLElement {
   return h('div', { class: 'page' },
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/deliveries' }, 'Deliveries'), ' / '),
     header, banner, body);
+}
+
+/** The target's name once known; its id alone if it was deleted since. */
+const targetNames = new Map<string, Promise<string | null>>();
+
+function targetLink(webhookId: string): HTMLElement {
+  const link = h('a', { href: href(`/webhooks/${encodeURIComponent(webhookId)}`), class: 'mono', testid: 'delivery-target' }, webhookId);
+  // One look-up per target, not one per auto-refresh.
+  let name = targetNames.get(webhookId);
+  if (!name) {
+    name = api.get<Webhook>(`/webhooks/${seg(webhookId)}`).then((w) => w.name, () => null);
+    targetNames.set(webhookId, name);
+  }
+  void name.then((n) => {
+    if (n === null) return;
+    link.textContent = n;
+    link.classList.remove('mono');
+    link.title = webhookId;
+  });
+  return link;
 }
 
 function fact(label: string, value: Child): HTMLElement[] {

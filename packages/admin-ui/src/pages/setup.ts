@@ -1,4 +1,4 @@
-import { request } from '../api.js';
+import { ApiError, request } from '../api.js';
 import { h } from '../dom.js';
 import { applyFieldErrors, bannerSlot, errorBanner } from '../ui/feedback.js';
 import { busy, field } from '../ui/form.js';
@@ -34,7 +34,10 @@ export function setupPage(opts: SetupOptions): HTMLElement {
       await busy(form, () => request('POST', '/setup', { anonymous: true, body }));
     } catch (err) {
       const unclaimed = applyFieldErrors(form, err);
-      banner.show(errorBanner(err, unclaimed));
+      banner.show(h('div', { class: 'stack' }, errorBanner(err, unclaimed),
+        err instanceof ApiError && err.code === 'conflict'
+          ? h('p', null, 'svc is already set up. ', h('a', { href: '/admin/#/login', testid: 'setup-login-link' }, 'Log in instead'), '.')
+          : null));
       return;
     }
     try {

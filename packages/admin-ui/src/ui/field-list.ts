@@ -14,7 +14,7 @@ export interface FieldList {
 }
 
 /** `prefix` keeps ids unique per form; `pathBase` is the index of the first new row in the request body. */
-export function fieldList(prefix: string, opts: { pathBase?: () => number; initialRows?: number } = {}): FieldList {
+export function fieldList(prefix: string, opts: { pathBase?: () => number; initialRows?: number; legend?: string; hint?: string } = {}): FieldList {
   const rows = h('ol', { class: 'field-rows', testid: `${prefix}-rows` });
   const addBtn = button('+ Add field', { testid: `${prefix}-add-field`, id: `${prefix}-add-field`, class: 'btn btn-small' });
 
@@ -63,7 +63,8 @@ export function fieldList(prefix: string, opts: { pathBase?: () => number; initi
   for (let i = 0; i < (opts.initialRows ?? 1); i += 1) addRow();
 
   return {
-    element: h('fieldset', { class: 'fieldset' }, h('legend', null, 'Fields'), rows, addBtn),
+    element: h('fieldset', { class: 'fieldset' }, h('legend', null, opts.legend ?? 'Fields'),
+      opts.hint ? h('p', { class: 'hint fieldset-hint' }, opts.hint) : null, rows, addBtn),
     addRow,
     count: () => rows.children.length,
     values: () => Array.from(rows.children).map((row) => ({

@@ -31,8 +31,9 @@ export function pager(load: () => void, testid = 'pager'): Pager {
       load();
     }
   });
+  const element = h('nav', { class: 'pager', 'aria-label': 'Pages', testid, hidden: true }, prevBtn, info, nextBtn);
   return {
-    element: h('nav', { class: 'pager', 'aria-label': 'Pages', testid }, prevBtn, info, nextBtn),
+    element,
     get cursor() {
       return stack[stack.length - 1] ?? null;
     },
@@ -40,6 +41,8 @@ export function pager(load: () => void, testid = 'pager'): Pager {
       next = nextCursor;
       prevBtn.disabled = stack.length <= 1;
       nextBtn.disabled = !nextCursor;
+      // One page only: nothing to page through, so the control stays out of the way.
+      element.hidden = stack.length <= 1 && !nextCursor;
       info.textContent = count === 0 ? `Page ${stack.length} · empty` : `Page ${stack.length} · ${count} shown`;
     },
     reset() {

@@ -21,7 +21,8 @@ export function jsonDepth(value: unknown): number {
  * "no body", so body-less POSTs (test, retry) work with or without a Content-Type.
  */
 export function registerJsonParser(app: FastifyInstance, maxDepth: number): void {
-  app.removeContentTypeParser(['application/json']);
+  // Only JSON is accepted anywhere: any other content type is 415 before a byte is parsed.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);

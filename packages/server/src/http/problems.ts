@@ -64,7 +64,7 @@ export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string
 
 export function errorHandler(this: FastifyInstance, error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof AppError) {
-    if (error.code === 'unauthorized' && request.url.startsWith('/api/')) reply.header('www-authenticate', 'Bearer realm="svc"');
+    if (error.code === 'unauthorized' && request.url.startsWith('/api/') && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="svc"');
     return sendProblem(reply, error.code, error.message, error.extra.errors, error.extra.headers);
   }
   const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };

@@ -11,6 +11,9 @@ import { TOPICS } from '../webhooks/topics.js';
 const DateTime = Type.String({ format: 'date-time' });
 const strict = { additionalProperties: false } as const;
 
+/** A $ref to a shared schema that keeps its static type for handlers. */
+export const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>({ $ref: `${(schema as { $id?: string }).$id}#` });
+
 export const Problem = Type.Object(
   {
     type: Type.String(),
@@ -153,15 +156,21 @@ export const Capabilities = Type.Object(
   { $id: 'Capabilities', ...strict },
 );
 
-/** Schemas with an $id, registered once with Fastify (for $ref) and listed in OpenAPI components. */
+export const RecordList = listOf(ref(RecordSchema), 'RecordList');
+export const CollectionList = listOf(ref(Collection), 'CollectionList');
+export const ApiTokenList = listOf(ref(ApiToken), 'ApiTokenList');
+export const WebhookList = listOf(ref(Webhook), 'WebhookList');
+export const DeliveryJobList = listOf(ref(DeliveryJob), 'DeliveryJobList');
+
+/** Schemas with an $id, registered once at the root (for $ref everywhere) and listed in OpenAPI components. */
 export const SHARED_SCHEMAS = [
   Problem, Field, Collection, RecordSchema, ApiToken, ApiTokenCreated, Webhook, WebhookWithSecret, Attempt, DeliveryJob, DeliveryJobDetail, Session, Capabilities,
+  RecordList, CollectionList, ApiTokenList, WebhookList, DeliveryJobList,
 ];
 
-/** A $ref to a shared schema that keeps its static type for handlers. */
-export const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>({ $ref: `${(schema as { $id?: string }).$id}#` });
 
+/** Problem answers a route documents; every route may also answer 500 `internal` and 503 `unavailable`. */
 export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { ...ref(Problem), description: 'Problem details' }]));
+  Object.fromEntries([...statuses, 500, 503].map((s) => [s, { ...ref(Problem), description: 'Problem details' }]));
 
 export type RecordWriteBody = Static<typeof RecordWrite>;

@@ -36,8 +36,10 @@ export interface HttpsReceiver {
 }
 
 export interface ReceiverOptions {
-  /** Names the certificate is valid for: IP addresses and DNS names. Default `127.0.0.1` and `localhost`. */
+  /** Names the certificate is valid for: IP addresses and DNS names. Default: the listening address and `localhost`. */
   altNames?: string[];
+  /** Loopback address to listen on; another one (127.0.0.2) shows a refused address was never dialled. */
+  host?: string;
   handler?: ReceiverHandler;
 }
 
@@ -81,10 +83,12 @@ const answerOk: ReceiverHandler = (_req, res) => {
 };
 
 export async function startHttpsReceiver(options: ReceiverOptions = {}): Promise<HttpsReceiver> {
-  const { key, cert } = await makeCertificate(options.altNames ?? ['127.0.0.1', 'localhost']);
+  const host = options.host ?? '127.0.0.1';
+  const { key, cert } = await makeCertificate(options.altNames ?? [host, 'localhost']);
   const requests: ReceivedRequest[] = [];
   let handler = options.handler ?? answerOk;
   let connections = 0;
+  const sockets = new Set<net.Socket>();
 
   const server = https.createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -100,21 +104,23 @@ export async function startHttpsReceiver(options: ReceiverOptions = {}): Promise
         });
     });
   });
-  server.on('connection', () => {
+  server.on('connection', (socket: net.Socket) => {
     connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
   });
   // Handshake failures are what several tests provoke on purpose; they are not errors of the receiver.
   server.on('tlsClientError', () => {});
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `https://127.0.0.1:${port}`,
-    host: '127.0.0.1',
+    url: `https://${net.isIPv6(host) ? `[${host}]` : host}:${port}`,
+    host,
     port,
     ca: cert,
     requests,
@@ -128,7 +134,7 @@ export async function startHttpsReceiver(options: ReceiverOptions = {}): Promise
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Hanging and streaming handlers keep sockets open; a test's end must not wait for them.
-        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
     },
   };

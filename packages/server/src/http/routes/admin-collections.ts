@@ -9,10 +9,9 @@ import { listCollections } from '../../records/collections-store.js';
 import { COLLECTION_NAME, MAX_FIELDS } from '../../records/fields.js';
 import { listRecordRows } from '../../records/records-store.js';
 import { presentCollection, recordListJson } from '../present.js';
-import { Collection, Field, ListQuery, errorResponses, listOf, ref } from '../schemas.js';
+import { Collection, CollectionList, Field, ListQuery, RecordList, errorResponses, ref } from '../schemas.js';
 
 const NameParams = Type.Object({ name: Type.String({ maxLength: 63 }) });
-const CollectionList = listOf(ref(Collection), 'CollectionList');
 const security = [{ adminSession: [], csrfToken: [] }];
 const Fields = Type.Array(ref(Field), { maxItems: MAX_FIELDS });
 const NAME_KEY = new RegExp(COLLECTION_NAME.source);
@@ -21,7 +20,6 @@ export const adminCollectionRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    app.addSchema(CollectionList);
 
     app.get('/admin/v1/api/schema', {
       schema: {
@@ -103,7 +101,7 @@ export const adminCollectionRoutes =
         security,
         params: NameParams,
         querystring: ListQuery,
-        response: { 200: Type.Unsafe({ $ref: 'RecordList#' }), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: ref(RecordList), ...errorResponses(400, 401, 403, 404) },
       },
     }, async (request, reply) => {
       const c = await requireCollection(ctx, request.params.name);

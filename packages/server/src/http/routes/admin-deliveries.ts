@@ -10,9 +10,8 @@ import { idPattern } from '../../lib/ids.js';
 import { listAttempts } from '../../webhooks/queue/attempts-store.js';
 import { findJob, listJobs } from '../../webhooks/queue/jobs-store.js';
 import { retryDeadJob } from '../../webhooks/queue/retry-dead-job.js';
-import { DeliveryJob, DeliveryJobDetail, ListQuery, errorResponses, listOf, ref } from '../schemas.js';
+import { DeliveryJob, DeliveryJobDetail, DeliveryJobList, ListQuery, errorResponses, ref } from '../schemas.js';
 
-const JobList = listOf(ref(DeliveryJob), 'DeliveryJobList');
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const security = [{ adminSession: [], csrfToken: [] }];
 const State = Type.Union([Type.Literal('pending'), Type.Literal('delivering'), Type.Literal('delivered'), Type.Literal('dead')]);
@@ -35,7 +34,6 @@ export const adminDeliveryRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    app.addSchema(JobList);
 
     app.get('/admin/v1/deliveries', {
       schema: {
@@ -43,7 +41,7 @@ export const adminDeliveryRoutes =
         tags: ['deliveries'],
         security,
         querystring: Type.Object({ ...ListQuery.properties, webhookId: Type.Optional(Type.String({ maxLength: 64 })), state: Type.Optional(State) }, { additionalProperties: false }),
-        response: { 200: ref(JobList), ...errorResponses(400, 401, 403) },
+        response: { 200: ref(DeliveryJobList), ...errorResponses(400, 401, 403) },
       },
     }, async (request) => {
       const { limit = 50, cursor, webhookId, state } = request.query;

@@ -8,16 +8,14 @@ import { AppError } from '../../errors.js';
 import { decodeCursor, page } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { presentToken } from '../present.js';
-import { ApiToken, ApiTokenCreated, ListQuery, Scope, errorResponses, listOf, ref } from '../schemas.js';
+import { ApiTokenCreated, ApiTokenList, ListQuery, Scope, errorResponses, ref } from '../schemas.js';
 
-const TokenList = listOf(ref(ApiToken), 'ApiTokenList');
 const security = [{ adminSession: [], csrfToken: [] }];
 
 export const adminTokenRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    app.addSchema(TokenList);
 
     app.post('/admin/v1/tokens', {
       schema: {
@@ -40,7 +38,7 @@ export const adminTokenRoutes =
     });
 
     app.get('/admin/v1/tokens', {
-      schema: { summary: 'List API tokens (never the tokens themselves)', tags: ['tokens'], security, querystring: ListQuery, response: { 200: ref(TokenList), ...errorResponses(400, 401, 403) } },
+      schema: { summary: 'List API tokens (never the tokens themselves)', tags: ['tokens'], security, querystring: ListQuery, response: { 200: ref(ApiTokenList), ...errorResponses(400, 401, 403) } },
     }, async (request) => {
       const limit = request.query.limit ?? 50;
       const rows = await listApiTokens(ctx.database.db, decodeCursor(request.query.cursor, idPattern('tok')), limit + 1);

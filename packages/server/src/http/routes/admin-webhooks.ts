@@ -7,9 +7,8 @@ import { idPattern } from '../../lib/ids.js';
 import { listTargets } from '../../webhooks/targets-store.js';
 import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest } from '../../webhooks/targets.js';
 import { presentTarget } from '../present.js';
-import { ListQuery, TopicSchema, Webhook, WebhookWithSecret, errorResponses, listOf, ref } from '../schemas.js';
+import { ListQuery, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
 
-const WebhookList = listOf(ref(Webhook), 'WebhookList');
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const security = [{ adminSession: [], csrfToken: [] }];
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -20,7 +19,6 @@ export const adminWebhookRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    app.addSchema(WebhookList);
 
     app.post('/admin/v1/webhooks', {
       schema: {

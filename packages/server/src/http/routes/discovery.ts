@@ -61,11 +61,7 @@ export const discoveryRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    const docs = new Map<string, OpenApiDoc>();
-    const doc = (prefix: string, title: string) => {
-      if (!docs.has(prefix)) docs.set(prefix, documentFor(plain, prefix, title));
-      return docs.get(prefix)!;
-    };
+    let doc: OpenApiDoc | null = null;
 
     app.get('/api/v1/capabilities', {
       schema: { summary: 'API version, implemented features, limits in force and event topics', tags: ['discovery'], security: [], response: { 200: ref(Capabilities) } },
@@ -73,16 +69,20 @@ export const discoveryRoutes =
 
     app.get('/api/v1/openapi.json', {
       schema: { summary: 'This document: OpenAPI 3.1 of the /api/v1 routes', tags: ['discovery'], security: [], response: { 200: Type.Object({}, { additionalProperties: true }) } },
-    }, async (_request, reply) => reply.type('application/json').send(JSON.stringify(doc('/api/v1/', 'svc public API')) as never));
+    }, async (_request, reply) => reply.type('application/json').send(JSON.stringify((doc ??= documentFor(plain, '/api/v1/', 'svc public API'))) as never));
 
-    plain.register(async (admin) => {
-      admin.get('/admin/v1/openapi.json', {
-        schema: {
-          summary: 'OpenAPI 3.1 of the /admin/v1 routes',
-          tags: ['discovery'],
-          security: [{ adminSession: [], csrfToken: [] }],
-          response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 403) },
-        },
-      }, async (_request, reply) => reply.type('application/json').send(JSON.stringify(doc('/admin/v1/', 'svc admin API')) as never));
-    });
   };
+
+/** The admin document, registered inside the admin scope so it sits behind the session and CSRF checks. */
+export const adminOpenApiRoute: FastifyPluginAsync = async (plain) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  let doc: OpenApiDoc | null = null;
+  app.get('/admin/v1/openapi.json', {
+    schema: {
+      summary: 'OpenAPI 3.1 of the /admin/v1 routes',
+      tags: ['discovery'],
+      security: [{ adminSession: [], csrfToken: [] }],
+      response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 403) },
+    },
+  }, async (_request, reply) => reply.type('application/json').send(JSON.stringify((doc ??= documentFor(plain, '/admin/v1/', 'svc admin API'))) as never));
+};

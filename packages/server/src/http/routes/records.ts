@@ -10,11 +10,10 @@ import { listRecordRows } from '../../records/records-store.js';
 import { recordJson } from '../../webhooks/envelope.js';
 import { bearerAuthHook } from '../auth.js';
 import { recordListJson } from '../present.js';
-import { ListQuery, RecordSchema, RecordWrite, errorResponses, listOf, ref } from '../schemas.js';
+import { ListQuery, RecordList, RecordSchema, RecordWrite, errorResponses, ref } from '../schemas.js';
 
 const CollectionParams = Type.Object({ collection: Type.String({ maxLength: 63 }) });
 const RecordParams = Type.Object({ collection: Type.String({ maxLength: 63 }), id: Type.String({ maxLength: 64 }) });
-const RecordList = listOf(ref(RecordSchema), 'RecordList');
 const REC_ID = idPattern('rec');
 const security = [{ bearerAuth: [] }];
 
@@ -41,7 +40,6 @@ export const recordRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    app.addSchema(RecordList);
     app.addHook('onRequest', bearerAuthHook(ctx));
     const base = '/api/v1/collections/:collection/records';
 

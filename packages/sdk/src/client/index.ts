@@ -1,0 +1,21 @@
+/**
+ * svc-sdk: the typed client for svc's public API (`/api/v1`). The types come from the OpenAPI document svc
+ * publishes (src/client/openapi.ts, generated); the receiver library is the separate entry point `svc-sdk/verify`.
+ */
+export { createClient, type Capabilities, type ClientOptions, type OpenApiDocument, type SvcClient } from './client.js';
+export { SvcApiError, type ErrorCode, type FieldError, type Problem } from './errors.js';
+export {
+  RecordsClient,
+  type ApiClient,
+  type CallOptions,
+  type CreateOptions,
+  type IterateOptions,
+  type ListOptions,
+  type RecordData,
+  type RecordPage,
+  type RecordPatch,
+  type SvcRecord,
+  type SvcRecord as Record,
+  type WriteOptions,
+} from './records.js';
+export type { components, paths } from './openapi.js';

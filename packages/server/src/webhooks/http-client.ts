@@ -1,0 +1,253 @@
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import type { Readable } from 'node:stream';
+import tls from 'node:tls';
+import { Agent, buildConnector, request } from 'undici';
+import { checkHost, DestinationError, webhookUrlProblem, type CidrList, type ResolvedAddress, type Resolver } from './destination-guard.js';
+
+/**
+ * One webhook attempt over HTTPS (SPEC §5). The guard sits inside the connection step: every new connection
+ * resolves the host with the injected resolver, checks every address, and dials a checked IP with the host name
+ * kept for SNI and certificate checks, so nothing can resolve differently between the check and the connect.
+ * No redirects, no proxies (a plain undici Agent honours neither), and a bounded read of the answer.
+ */
+
+export interface DeliveryClientOptions {
+  resolver: Resolver;
+  allow: CidrList;
+  /** Extra PEM certificate authorities, trusted beside the default roots (and NODE_EXTRA_CA_CERTS). */
+  ca?: string[];
+  connectionsPerOrigin: number;
+  /** Connect to status line. */
+  timeoutMs: number;
+}
+
+export interface DeliveryRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+export type FailureCode = 'timeout' | 'connection_failed' | 'tls_failed' | 'dns_failed' | 'destination_refused';
+
+export type AttemptOutcome =
+  | { kind: 'response'; statusCode: number; retryAfterSeconds: number | null; snippet: string; durationMs: number }
+  | { kind: 'failure'; code: FailureCode; message: string; durationMs: number };
+
+export interface DeliveryClient {
+  send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
+  close(): Promise<void>;
+}
+
+/** How much of an answer is read: enough to keep small answers' connections alive, never a whole large body. */
+const BODY_READ_LIMIT = 64 * 1024;
+const SNIPPET_BYTES = 1024;
+/** A body that starts right at the deadline still gets this long to show its first bytes. */
+const BODY_GRACE_MS = 1_000;
+
+export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClient {
+  const extraCa = opts.ca ?? [];
+  // One context for all connections: parsing ~150 root certificates per handshake would cost more than the request.
+  const secureContext = extraCa.length > 0 ? tls.createSecureContext({ ca: [...defaultTrust(), ...extraCa] }) : undefined;
+  const dial = buildConnector({ timeout: opts.timeoutMs, ...(secureContext ? { secureContext } : {}) });
+
+  const connect: buildConnector.connector = (options, callback) => {
+    const host = options.hostname;
+    if (options.protocol !== 'https:') {
+      callback(new DestinationError('destination_refused', 'only https destinations are allowed'), null);
+      return;
+    }
+    checkHost(host, opts).then(
+      (addresses) => dialInTurn(addresses, 0),
+      (err: Error) => callback(err, null),
+    );
+
+    // Names get SNI (without the trailing dot RFC 6066 forbids); IP literals are verified against the IP itself.
+    const servername = net.isIP(host) === 0 ? host.replace(/\.$/, '') : undefined;
+    function dialInTurn(addresses: ResolvedAddress[], index: number): void {
+      const target = addresses[index];
+      if (target === undefined) return;
+      dial({ ...options, hostname: target.address, ...(servername ? { servername } : {}) }, (err, socket) => {
+        // A dual-stack name whose first family has no route here: the next checked address may work.
+        if (err && index + 1 < addresses.length && isUnreachable(err)) {
+          dialInTurn(addresses, index + 1);
+          return;
+        }
+        if (err) callback(err, null);
+        else callback(null, socket!);
+      });
+    }
+  };
+
+  const agent = new Agent({
+    connect,
+    connections: opts.connectionsPerOrigin,
+    // Backstops only: the attempt's own timer below is what bounds the attempt.
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+  });
+
+  async function send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
+    const startedAt = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - startedAt);
+    const fail = (code: FailureCode, message: string): AttemptOutcome => ({ kind: 'failure', code, message, durationMs: elapsed() });
+
+    const problem = webhookUrlProblem(req.url);
+    if (problem !== null) return fail('destination_refused', `The URL ${problem}.`);
+    if (signal?.aborted) return fail('connection_failed', 'The attempt was cancelled.');
+
+    const controller = new AbortController();
+    let timedOut = false;
+    let timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, opts.timeoutMs);
+    const cancel = (): void => controller.abort();
+    signal?.addEventListener('abort', cancel, { once: true });
+
+    try {
+      let res: Awaited<ReturnType<typeof request>>;
+      try {
+        res = await request(req.url, {
+          dispatcher: agent,
+          method: 'POST',
+          headers: req.headers,
+          body: req.body,
+          signal: controller.signal,
+        });
+      } catch (err) {
+        if (timedOut) return fail('timeout', `No response within ${opts.timeoutMs} ms.`);
+        if (signal?.aborted) return fail('connection_failed', 'The attempt was cancelled.');
+        const { code, message } = describeFailure(err, opts.timeoutMs);
+        return fail(code, message);
+      }
+
+      // The status is in; the body only feeds the snippet, so running out of time here cuts it short, nothing more.
+      clearTimeout(timer);
+      const headersAt = performance.now();
+      const body = res.body;
+      timer = setTimeout(() => body.destroy(), Math.max(startedAt + opts.timeoutMs, headersAt + BODY_GRACE_MS) - headersAt);
+      const head = await readHead(body);
+      return {
+        kind: 'response',
+        statusCode: res.statusCode,
+        retryAfterSeconds: parseRetryAfter(res.headers['retry-after'], Date.now()),
+        snippet: snippetOf(head),
+        durationMs: elapsed(),
+      };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  return { send, close: () => agent.close() };
+}
+
+/** Reads up to BODY_READ_LIMIT bytes, keeps the first SNIPPET_BYTES, and destroys the body (and its socket) if more remain. */
+async function readHead(body: Readable): Promise<Buffer> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let seen = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (keptBytes < SNIPPET_BYTES + 4) {
+        const part = chunk.subarray(0, SNIPPET_BYTES + 4 - keptBytes);
+        kept.push(part);
+        keptBytes += part.length;
+      }
+      seen += chunk.length;
+      if (seen >= BODY_READ_LIMIT) break;
+    }
+  } catch {
+    // Cut off by our deadline or by the peer: what arrived is still worth showing.
+  }
+  if (!body.destroyed && seen >= BODY_READ_LIMIT) body.destroy();
+  return Buffer.concat(kept);
+}
+
+/** At most SNIPPET_BYTES of UTF-8, never ending inside a character (bytes beyond the limit were kept to tell). */
+export function snippetOf(bytes: Buffer): string {
+  const fit = (buf: Buffer): Buffer => {
+    if (buf.length <= SNIPPET_BYTES) return buf;
+    let end = SNIPPET_BYTES;
+    // Step back over continuation bytes (10xxxxxx) to the start of the character the limit cuts.
+    for (let i = 0; i < 3 && end > 0 && ((buf[end] ?? 0) & 0xc0) === 0x80; i++) end--;
+    return buf.subarray(0, end);
+  };
+  const text = fit(bytes).toString('utf8');
+  // Invalid bytes decode to U+FFFD, three bytes each, so the decoded text can outgrow the limit.
+  return Buffer.byteLength(text) <= SNIPPET_BYTES ? text : fit(Buffer.from(text, 'utf8')).toString('utf8');
+}
+
+/** Delta-seconds or an HTTP-date, as seconds from `nowMs` (never negative); anything else is null. */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | null {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return null;
+  if (/^\d+$/.test(text)) return Number(text);
+  // Only date-looking text: Date.parse would otherwise accept "7.5" or "1" as a date.
+  if (!/^[A-Za-z]{3},? /.test(text)) return null;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000));
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'HOSTNAME_MISMATCH',
+  'EPROTO',
+]);
+const UNREACHABLE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'EAFNOSUPPORT']);
+
+const errorCode = (err: unknown): string | undefined => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+function isUnreachable(err: Error): boolean {
+  return UNREACHABLE_CODES.has(errorCode(err) ?? '');
+}
+
+/** Stable codes with short fixed messages: the peer's words, our headers and the body never reach the job's record. */
+function describeFailure(err: unknown, timeoutMs: number): { code: FailureCode; message: string } {
+  if (err instanceof DestinationError) return { code: err.code, message: `${err.message}.` };
+  // Errors may arrive wrapped (undici's `cause`); the innermost code is the telling one.
+  const codes: string[] = [];
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = errorCode(e);
+    if (code) codes.push(code);
+  }
+  const code = codes.find((c) => isTimeout(c) || isTls(c)) ?? codes.at(-1) ?? 'unknown';
+  if (isTimeout(code)) return { code: 'timeout', message: `No response within ${timeoutMs} ms (${code}).` };
+  if (isTls(code)) return { code: 'tls_failed', message: `The TLS handshake or the receiver's certificate failed (${code}).` };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { code: 'dns_failed', message: `The host could not be resolved (${code}).` };
+  return { code: 'connection_failed', message: `The connection failed (${code}).` };
+}
+
+const isTimeout = (code: string): boolean => TIMEOUT_CODES.has(code);
+const isTls = (code: string): boolean =>
+  TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('CERT_') || code.startsWith('SSL_');
+
+/**
+ * The default trust store, extra certificates included. Node drops NODE_EXTRA_CA_CERTS as soon as `ca` is given
+ * (seen on Node 20.20), so it has to be rebuilt by hand; Node ≥ 22.15 can list it itself.
+ */
+function defaultTrust(): string[] {
+  const list = (tls as { getCACertificates?: (type: 'default') => string[] }).getCACertificates;
+  if (typeof list === 'function') return list('default');
+  // The one env read outside config: Node's own variable, which Node itself reads the same way.
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  let extra: string[] = [];
+  if (file) {
+    try {
+      extra = readFileSync(file, 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    } catch {
+      // Node itself only warns about an unreadable file and carries on with the bundled roots.
+    }
+  }
+  return [...tls.rootCertificates, ...extra];
+}
