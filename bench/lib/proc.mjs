@@ -127,3 +127,23 @@ export function rssSampler(pid, everyMs = 200) {
 }
 
 export const nowNs = () => process.hrtime.bigint();
+
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 1/100 s). */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Measures a process's CPU use (fraction of one core) over an async operation. */
+export async function withCpu(pid, fn) {
+  const c0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  const result = await fn();
+  const cpu = (cpuSeconds(pid) - c0) / ((performance.now() - t0) / 1000);
+  return { result, cpu };
+}

@@ -50,7 +50,18 @@ async function call(url, method, path, { body, headers = {} } = {}) {
 
 /** Logs in as the bootstrap admin; returns helpers for the admin calls the bench needs. */
 export async function admin(url) {
-  const { res, json } = await call(url, 'POST', '/admin/v1/session', { body: ADMIN });
+  // /readyz can answer before the bootstrap admin exists (svc creates it after listen): retry a 401 briefly.
+  let login;
+  for (let i = 0; i < 50; i++) {
+    try {
+      login = await call(url, 'POST', '/admin/v1/session', { body: ADMIN });
+      break;
+    } catch (err) {
+      if (i === 49 || !String(err.message).includes('→ 401')) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const { res, json } = login;
   const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   const headers = { cookie, 'x-svc-csrf': json.csrfToken };
   return {

@@ -3,7 +3,8 @@
 // dist/ is overwritten file by file rather than deleted first, so a server (or a test) reading it
 // while a build runs never finds the folder missing.
 import { build } from 'esbuild';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -24,8 +25,15 @@ export async function buildAdminUi() {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  await copyFile(`${src}index.html`, `${dist}index.html`);
   await copyFile(`${src}styles.css`, `${dist}styles.css`);
+  // A content version on each asset URL, so a browser holding a cached app.js never pairs it with a
+  // newer index.html after an upgrade.
+  let html = await readFile(`${src}index.html`, 'utf8');
+  for (const asset of ['app.js', 'styles.css']) {
+    const version = createHash('sha256').update(await readFile(`${dist}${asset}`)).digest('hex').slice(0, 12);
+    html = html.replace(`/admin/${asset}"`, `/admin/${asset}?v=${version}"`);
+  }
+  await writeFile(`${dist}index.html`, html);
   return dist;
 }
 

@@ -56,7 +56,7 @@ export function deliveriesPage(ctx: PageContext): HTMLElement {
     paging.loaded(page.nextCursor, page.items.length);
     replace(list, table(['Delivery', 'State', 'Target', 'Record', 'Attempts', 'Next attempt', 'Last error', 'Created'],
       page.items.map((d) => h('tr', { testid: 'delivery-row', 'data-id': d.id, 'data-state': d.state },
-        h('td', null, h('div', { class: 'cell-stack' },
+        h('td', { class: 'cell-id' }, h('div', { class: 'cell-stack' },
           h('a', { href: href(`/deliveries/${encodeURIComponent(d.id)}`), class: 'mono small', testid: 'delivery-link' }, d.id),
           h('span', { class: 'chip', testid: 'delivery-topic' }, d.topic))),
         h('td', null, stateBadge(d.state)),

@@ -38,5 +38,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (config.databaseUrl.startsWith('postgres') && config.secretKey === null) {
     throw new ConfigError('SVC_SECRET_KEY', 'is required with PostgreSQL (64 hex characters; e.g. `openssl rand -hex 32`)');
   }
+  if (config.webhookLeaseSeconds * 1000 <= config.webhookTimeoutMs) {
+    // A lease shorter than an attempt lets a second worker take a job that is still being delivered.
+    throw new ConfigError('SVC_WEBHOOK_LEASE_SECONDS', `must be longer than SVC_WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs} ms)`);
+  }
   return Object.freeze({ ...config, webhookRetrySchedule: Object.freeze([...config.webhookRetrySchedule]) });
 }

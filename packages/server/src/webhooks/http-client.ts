@@ -57,13 +57,13 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
       callback(new DestinationError('destination_refused', 'only https destinations are allowed'), null);
       return;
     }
-    checkHost(host, opts).then(
+    // Names get SNI (without the trailing dot RFC 6066 forbids); IP literals are verified against the IP itself.
+    const servername = net.isIP(host) === 0 ? host.replace(/\.$/, '') : undefined;
+    withDeadline(checkHost(host, opts), opts.timeoutMs, () => new DestinationError('dns_failed', `${host} did not resolve within ${opts.timeoutMs} ms`)).then(
       (addresses) => dialInTurn(addresses, 0),
       (err: Error) => callback(err, null),
     );
 
-    // Names get SNI (without the trailing dot RFC 6066 forbids); IP literals are verified against the IP itself.
-    const servername = net.isIP(host) === 0 ? host.replace(/\.$/, '') : undefined;
     function dialInTurn(addresses: ResolvedAddress[], index: number): void {
       const target = addresses[index];
       if (target === undefined) return;
@@ -96,38 +96,42 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     if (problem !== null) return fail('destination_refused', `The URL ${problem}.`);
     if (signal?.aborted) return fail('connection_failed', 'The attempt was cancelled.');
 
+    // undici only acts on an abort once the request is on a socket: while the connection is still being made
+    // (our look-up included) or waits for a free one, only racing our own deadline bounds the attempt.
     const controller = new AbortController();
-    let timedOut = false;
-    let timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, opts.timeoutMs);
-    const cancel = (): void => controller.abort();
+    let body: Readable | null = null;
+    let stop: (why: 'timeout' | 'cancelled') => void = () => {};
+    const stopped = new Promise<'timeout' | 'cancelled'>((resolve) => {
+      stop = (why) => {
+        controller.abort();
+        body?.destroy();
+        resolve(why);
+      };
+    });
+    let timer = setTimeout(() => stop('timeout'), opts.timeoutMs);
+    const cancel = (): void => stop('cancelled');
     signal?.addEventListener('abort', cancel, { once: true });
 
     try {
-      let res: Awaited<ReturnType<typeof request>>;
-      try {
-        res = await request(req.url, {
-          dispatcher: agent,
-          method: 'POST',
-          headers: req.headers,
-          body: req.body,
-          signal: controller.signal,
-        });
-      } catch (err) {
-        if (timedOut) return fail('timeout', `No response within ${opts.timeoutMs} ms.`);
-        if (signal?.aborted) return fail('connection_failed', 'The attempt was cancelled.');
-        const { code, message } = describeFailure(err, opts.timeoutMs);
-        return fail(code, message);
+      const pending = request(req.url, { dispatcher: agent, method: 'POST', headers: req.headers, body: req.body, signal: controller.signal }).then(
+        (res) => ({ res }),
+        (err: unknown) => ({ err }),
+      );
+      const first = await Promise.race([pending, stopped]);
+      if (first === 'timeout' || first === 'cancelled') {
+        // The request may still get through later; nobody will read its answer.
+        void pending.then((late) => ('res' in late ? late.res.body.destroy() : undefined));
+        return first === 'timeout' ? fail('timeout', `No response within ${opts.timeoutMs} ms.`) : fail('connection_failed', 'The attempt was cancelled.');
       }
+      if ('err' in first) return { kind: 'failure', ...describeFailure(first.err, opts.timeoutMs), durationMs: elapsed() };
 
       // The status is in; the body only feeds the snippet, so running out of time here cuts it short, nothing more.
+      const { res } = first;
+      body = res.body;
       clearTimeout(timer);
       const headersAt = performance.now();
-      const body = res.body;
-      timer = setTimeout(() => body.destroy(), Math.max(startedAt + opts.timeoutMs, headersAt + BODY_GRACE_MS) - headersAt);
-      const head = await readHead(body);
+      timer = setTimeout(() => body?.destroy(), Math.max(startedAt + opts.timeoutMs, headersAt + BODY_GRACE_MS) - headersAt);
+      const head = await readHead(res.body);
       return {
         kind: 'response',
         statusCode: res.statusCode,
@@ -141,7 +145,24 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     }
   }
 
-  return { send, close: () => agent.close() };
+  // Graceful first (idle keep-alive sockets), but a connection stuck in its look-up must not hold the shutdown.
+  let closing: Promise<void> | null = null;
+  async function shutDown(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), opts.timeoutMs)));
+    const done = await Promise.race([agent.close().then(() => 'closed' as const), late]);
+    clearTimeout(timer);
+    if (done === 'late') await agent.destroy();
+  }
+
+  return { send, close: () => (closing ??= shutDown()) };
+}
+
+/** A resolver that never answers would leave the origin's connection pending, and every later request behind it. */
+function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(onLate()), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** Reads up to BODY_READ_LIMIT bytes, keeps the first SNIPPET_BYTES, and destroys the body (and its socket) if more remain. */

@@ -22,8 +22,6 @@ interface Held {
   claimedAt: number;
 }
 
-const TARGET_CACHE_MS = 1000;
-
 /**
  * Claims due jobs and runs their attempts, at most `webhookConcurrency` at once and at most
  * `webhookTargetConcurrency` per target, so one slow receiver cannot take every slot. Wakes on commit
@@ -35,7 +33,7 @@ export class DeliveryWorker {
   private readonly runningPerTarget = new Map<string, number>();
   private readonly waiting = new Map<string, Held[]>();
   private waitingCount = 0;
-  private targets = new Map<string, { row: TargetRow; loadedAt: number }>();
+  private readonly targets = new Map<string, TargetRow>();
   private pumping = false;
   private pumpAgain = false;
   private stopped = true;
@@ -168,10 +166,10 @@ export class DeliveryWorker {
   private async attempt(held: Held, signal: AbortSignal): Promise<void> {
     const { job } = held;
     const { db, caps } = this.ctx.database;
-    const target = this.targets.get(job.webhook_id)?.row;
+    const target = this.targets.get(job.webhook_id);
     const leaseLeft = this.ctx.config.webhookLeaseSeconds * 1000 - (Date.now() - held.claimedAt);
     // Deleted or disabled since the claim, or waited so long the lease could lapse mid-attempt: hand it back unused.
-    if (!target || !target.enabled || leaseLeft < this.ctx.config.webhookTimeoutMs + 5000) {
+    if (!target || !target.enabled || leaseLeft < this.ctx.config.webhookTimeoutMs) {
       await this.release([job.id]);
       return;
     }
@@ -223,15 +221,10 @@ export class DeliveryWorker {
     if (!applied) this.ctx.logger.warn({ deliveryId: job.id }, 'lease lost before the attempt was recorded; another worker owns the job');
   }
 
+  /** Targets are read with every claimed batch (one query), so a rotation or URL change applies to the next attempt. */
   private async loadTargets(jobs: ClaimedJob[]): Promise<void> {
-    const now = Date.now();
-    const missing = [...new Set(jobs.map((j) => j.webhook_id))].filter((id) => {
-      const cached = this.targets.get(id);
-      return !cached || now - cached.loadedAt > TARGET_CACHE_MS;
-    });
-    if (missing.length === 0) return;
-    for (const row of await findTargets(this.ctx.database.db, missing)) this.targets.set(row.id, { row, loadedAt: now });
-    for (const id of missing) if (this.targets.get(id)?.loadedAt !== now) this.targets.delete(id);
+    const ids = [...new Set(jobs.map((j) => j.webhook_id))];
+    for (const row of await findTargets(this.ctx.database.db, ids)) this.targets.set(row.id, row);
   }
 
   private async release(ids: string[]): Promise<void> {

@@ -19,8 +19,11 @@ export interface ReceivedRequest {
   receivedAt: Date;
 }
 
-/** The body has already been read (and recorded) when the handler runs, so it is passed in. */
-export type ReceiverHandler = (req: IncomingMessage, res: ServerResponse, body: string) => void | Promise<void>;
+/**
+ * The body has already been read (and recorded) when the handler runs, so it is passed in. A returned promise is
+ * awaited; the result type is `unknown` so one-liners like `(_req, res) => res.writeHead(200).end()` type-check.
+ */
+export type ReceiverHandler = (req: IncomingMessage, res: ServerResponse, body: string) => unknown;
 
 export interface HttpsReceiver {
   readonly url: string;

@@ -154,6 +154,24 @@ describe('time and size bounds', () => {
     expect(Date.now() - started).toBeLessThan(1_000 + 2_000);
   });
 
+  it('times out a look-up that never answers, and still closes', async () => {
+    const c = client({ timeoutMs: 500, resolver: () => new Promise(() => {}) });
+    const started = Date.now();
+    expectFailure(await c.send({ url: localUrl(receiver), ...request }), 'timeout');
+    expect(Date.now() - started).toBeLessThan(1_500);
+    await c.close();
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('times out a send that waits for a free connection', async () => {
+    receiver.setHandler(() => {});
+    const c = client({ timeoutMs: 500, connectionsPerOrigin: 1 });
+    const started = Date.now();
+    const outcomes = await Promise.all([c.send({ url: localUrl(receiver), ...request }), c.send({ url: localUrl(receiver), ...request })]);
+    for (const outcome of outcomes) expectFailure(outcome, 'timeout');
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
   it('stops when the caller aborts', async () => {
     receiver.setHandler(() => {});
     const controller = new AbortController();
