@@ -44,7 +44,7 @@ export function parseCidrList(text: string): CidrList {
     // net.isIP refuses the shorthand IPv4 forms ipaddr.js would accept ("127.1", "0x7f.1"), which nobody means here.
     const family = net.isIP(addr);
     const prefix = bits === undefined ? (family === 6 ? 128 : 32) : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
-    if (family === 0 || rest.length > 0 || !(prefix >= 0 && prefix <= (family === 6 ? 128 : 32))) {
+    if (family === 0 || addr.includes('%') || rest.length > 0 || !(prefix >= 0 && prefix <= (family === 6 ? 128 : 32))) {
       throw new Error(`Invalid CIDR in the allow list: "${entry}"`);
     }
     list.push([ipaddr.parse(addr), prefix]);

@@ -12,6 +12,7 @@ import { signatureHeader } from './signing.js';
 import { findTargets, type TargetRow } from './targets-store.js';
 import { signingSecrets } from './targets.js';
 import type { WebhookMetrics } from './metrics.js';
+import { ResultWriter } from './result-writer.js';
 
 export interface DeliverySender {
   send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
@@ -42,13 +43,16 @@ export class DeliveryWorker {
   private unsubscribe: (() => Promise<void>) | null = null;
   private idle: Array<() => void> = [];
   private readonly tasks = new Set<Promise<void>>();
+  private readonly results: ResultWriter;
 
   constructor(
     private readonly ctx: Context,
     private readonly sender: DeliverySender,
     private readonly metrics: WebhookMetrics | null = null,
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.results = new ResultWriter(ctx.database.db);
+  }
 
   async start(): Promise<void> {
     this.stopped = false;
@@ -103,16 +107,17 @@ export class DeliveryWorker {
       this.pumpAgain = false;
       const room = webhookConcurrency - this.inFlight;
       if (room <= 0) return;
-      // A target may have one round of jobs waiting beyond those running; past that, leave its jobs for others.
+      // A target whose slots are all busy gets nothing more until one frees (hysteresis keeps claims, and the
+      // release of jobs claimed beyond a target's room, to about one per round instead of one per delivery).
       const excludeTargets = [...this.runningPerTarget.keys()].filter(
-        (t) => (this.runningPerTarget.get(t) ?? 0) + (this.waiting.get(t)?.length ?? 0) >= 2 * webhookTargetConcurrency,
+        (t) => (this.runningPerTarget.get(t) ?? 0) + (this.waiting.get(t)?.length ?? 0) >= webhookTargetConcurrency,
       );
       let jobs: ClaimedJob[];
       try {
         jobs = await claimJobs(this.ctx.database.db, this.ctx.database.caps, {
           leaseId: this.leaseId,
           leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
-          limit: room,
+          limit: Math.min(room, 2 * webhookTargetConcurrency),
           excludeTargets,
         });
       } catch (err) {
@@ -134,7 +139,7 @@ export class DeliveryWorker {
       }
       await this.release(overflow);
       for (const targetId of new Set(jobs.map((j) => j.webhook_id))) this.startWaiting(targetId);
-      if (jobs.length < room && !this.pumpAgain) return;
+      if (jobs.length < Math.min(room, 2 * webhookTargetConcurrency) && !this.pumpAgain) return;
     }
   }
 
@@ -165,7 +170,7 @@ export class DeliveryWorker {
 
   private async attempt(held: Held, signal: AbortSignal): Promise<void> {
     const { job } = held;
-    const { db, caps } = this.ctx.database;
+    const { caps } = this.ctx.database;
     const target = this.targets.get(job.webhook_id);
     const leaseLeft = this.ctx.config.webhookLeaseSeconds * 1000 - (Date.now() - held.claimedAt);
     // Deleted or disabled since the claim, or waited so long the lease could lapse mid-attempt: hand it back unused.
@@ -212,11 +217,11 @@ export class DeliveryWorker {
     this.metrics?.observeAttempt(verdict.kind === 'delivered' ? 'delivered' : verdict.error.code, outcome.durationMs);
     let applied: boolean;
     if (verdict.kind === 'delivered') {
-      applied = await completeJob(db, caps, job.id, this.leaseId, { ...record, error: null });
+      applied = await this.results.submit((trx) => completeJob(trx, caps, job.id, this.leaseId, { ...record, error: null }));
     } else {
       const attemptInRound = job.attempt_count + 1 - job.round_start;
       const delay = nextAttemptDelay(this.ctx.config.webhookRetrySchedule, attemptInRound, verdict.retryAfterSeconds, this.random);
-      applied = await failJob(db, caps, job.id, this.leaseId, { ...record, error: verdict.error }, delay);
+      applied = await this.results.submit((trx) => failJob(trx, caps, job.id, this.leaseId, { ...record, error: verdict.error }, delay));
     }
     if (!applied) this.ctx.logger.warn({ deliveryId: job.id }, 'lease lost before the attempt was recorded; another worker owns the job');
   }

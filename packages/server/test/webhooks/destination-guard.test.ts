@@ -283,7 +283,7 @@ describe('the allow list', () => {
     expect(parseCidrList('10.1.2.3').map(([addr, bits]) => `${addr.toString()}/${bits}`)).toEqual(['10.1.2.3/32']);
   });
 
-  it.each(['nonsense', '10.0.0.0/33', '::1/129', '0x7f.1/8', '127.1/8', '10.0.0.0/8/1', '10.0.0.0/', '10.0.0.0/ 8x'])('names the bad entry %s', (entry) => {
+  it.each(['nonsense', 'fe80::1%eth0/64', '10.0.0.0/33', '::1/129', '0x7f.1/8', '127.1/8', '10.0.0.0/8/1', '10.0.0.0/', '10.0.0.0/ 8x'])('names the bad entry %s', (entry) => {
     expect(() => parseCidrList(`127.0.0.0/8,${entry}`)).toThrow(entry.trim());
   });
 });

@@ -5,7 +5,8 @@ import { insertAttempt, type AttemptRecord } from './attempts-store.js';
 
 /** delivering → delivered, with the attempt that did it. False when the lease was lost (nothing written). */
 export async function completeJob(db: Kysely<Tables>, caps: DialectCapabilities, jobId: string, leaseId: string, attempt: AttemptRecord): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  // Two statements that must land together: inside the caller's transaction, or in one of our own.
+  const run = async (trx: Kysely<Tables>): Promise<boolean> => {
     const row = await trx
       .updateTable('delivery_jobs')
       .set((eb) => ({
@@ -25,5 +26,6 @@ export async function completeJob(db: Kysely<Tables>, caps: DialectCapabilities,
     if (!row) return false;
     await insertAttempt(trx, jobId, row.attempt_count, attempt);
     return true;
-  });
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }

@@ -15,7 +15,8 @@ export async function failJob(
   attempt: AttemptRecord & { error: { code: string; message: string } },
   delayMs: number | null,
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  // Two statements that must land together: inside the caller's transaction, or in one of our own.
+  const run = async (trx: Kysely<Tables>): Promise<boolean> => {
     const now = caps.nowMs();
     const row = await trx
       .updateTable('delivery_jobs')
@@ -37,5 +38,6 @@ export async function failJob(
     if (!row) return false;
     await insertAttempt(trx, jobId, row.attempt_count, attempt);
     return true;
-  });
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
