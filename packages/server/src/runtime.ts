@@ -15,6 +15,7 @@ import { SecretBox } from './lib/crypto.js';
 import { createDeliveryClient, type DeliveryClientOptions } from './webhooks/http-client.js';
 import { parseCidrList, systemResolver, type Resolver } from './webhooks/destination-guard.js';
 import { registerWebhookMetrics } from './webhooks/metrics.js';
+import { startMaintenance } from './maintenance.js';
 import { DeliveryWorker, type DeliverySender } from './webhooks/worker.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -78,7 +79,9 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   let setupLink: string | null = null;
+  let stopMaintenance: (() => void) | null = null;
   if (parts.api) {
+    stopMaintenance = startMaintenance(ctx);
     app = await buildApp(ctx, { registry });
     url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
     setupLink = await bootstrapAdmin(ctx);
@@ -97,6 +100,7 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
     url,
     async stop() {
       // Stop taking requests first, then let in-flight deliveries finish or hand them back, then close the pool.
+      stopMaintenance?.();
       if (app) await app.close();
       if (worker) await worker.stop();
       if (client) await client.close();

@@ -11,15 +11,24 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
 
+async function migrator(database: Database): Promise<Migrator> {
+  return new Migrator({
+    db: database.db,
+    provider,
+    migrationTableName: 'svc_migrations',
+    migrationLockTableName: 'svc_migrations_lock',
+    migrationTableSchema: await database.caps.currentSchema(database.db),
+  });
+}
+
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const migrator = new Migrator({ db: database.db, provider, migrationTableName: 'svc_migrations', migrationLockTableName: 'svc_migrations_lock' });
-  const { error, results } = await migrator.migrateToLatest();
+  const m = await migrator(database);
+  const { error, results } = await m.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 export async function pendingMigrations(database: Database): Promise<string[]> {
-  const migrator = new Migrator({ db: database.db, provider, migrationTableName: 'svc_migrations', migrationLockTableName: 'svc_migrations_lock' });
-  const all = await migrator.getMigrations();
+  const all = await (await migrator(database)).getMigrations();
   return all.filter((m) => !m.executedAt).map((m) => m.name);
 }

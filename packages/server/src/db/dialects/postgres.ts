@@ -11,6 +11,7 @@ const caps: DialectCapabilities = {
   sharedByProcesses: true,
   // clock_timestamp, not now(): now() is frozen at transaction start.
   nowMs: () => sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`,
+  currentSchema: async (db) => (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
 };
 

@@ -11,6 +11,7 @@ const caps: DialectCapabilities = {
   skipLocked: false,
   sharedByProcesses: false,
   nowMs: () => sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
+  currentSchema: async () => undefined,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
 };
 

@@ -15,6 +15,11 @@ export interface DialectCapabilities {
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */
   nowMs(): RawBuilder<number>;
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * The schema svc's tables live in, when the database has schemas. Kysely's migrator looks for its own tables by
+   * name across every schema, so it must be told which one is ours.
+   */
+  currentSchema(db: Kysely<Tables>): Promise<string | undefined>;
 }
 
 /** Wake-ups for workers when jobs are committed: LISTEN/NOTIFY on PostgreSQL, an in-process emitter on SQLite. */

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
+import { freePort } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+function svc(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...clean, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    db = await createTestDatabase(dialect);
+    env = { SVC_DATABASE_URL: db.url, SVC_SECRET_KEY: randomBytes(32).toString('hex'), SVC_LOG_LEVEL: 'warn' };
+  });
+  afterAll(async () => db.drop());
+
+  it('migrate, admin create, token create: results on stdout, errors on stderr with status 1', async () => {
+    const migrate = await svc(['migrate'], env);
+    expect(migrate.code).toBe(0);
+    const admin = await svc(['admin', 'create', '--email', 'cli@example.com', '--password', 'long enough password'], env);
+    expect(admin.code).toBe(0);
+    expect(admin.stdout.trim()).toMatch(/^adm_/);
+    const dup = await svc(['admin', 'create', '--email', 'cli@example.com', '--password', 'long enough password'], env);
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('conflict');
+    const token = await svc(['token', 'create', '--name', 'ci', '--scope', 'records:read', '--collection', 'issues'], env);
+    expect(token.code).toBe(0);
+    expect(token.stdout).toMatch(/^svc_pat_[A-Za-z0-9_-]+\n$/);
+    const badScope = await svc(['token', 'create', '--name', 'x', '--scope', 'everything'], env);
+    expect(badScope.code).toBe(1);
+  });
+
+  it('a bad setting stops the start with a message naming the variable', async () => {
+    const res = await svc(['serve'], { ...env, SVC_PORT: 'eighty' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/SVC_PORT/);
+    const wrongKey = await svc(['migrate'], { ...env, SVC_SECRET_KEY: randomBytes(32).toString('hex') });
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toMatch(/SVC_SECRET_KEY.*does not match/);
+  });
+
+  it('--help lists every command', async () => {
+    const res = await svc(['--help'], env);
+    for (const c of ['serve', 'worker', 'migrate', 'admin', 'token']) expect(res.stdout).toContain(c);
+    const tokenHelp = await svc(['token', 'create', '--help'], env);
+    expect(tokenHelp.stdout).toContain('--collection');
+  });
+
+  it('serve answers /readyz and exits cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], { env: { ...clean, ...env, SVC_PORT: String(port), SVC_LOG_LEVEL: 'info' } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const ready = await waitFor(async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
+      return res?.status === 200;
+    }, 'readyz', 20_000, 100);
+    expect(ready).toBe(true);
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/capabilities`, { headers: { 'x-request-id': 'cli-test-1' } });
+    expect(res.status).toBe(200);
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.requestId === 'cli-test-1')).toMatchObject({ status: 200, url: '/api/v1/capabilities' });
+    expect(lines.at(-1).msg).toBe('stopped');
+  }, 30_000);
+});
