@@ -35,6 +35,7 @@ export class DeliveryWorker {
   private readonly waiting = new Map<string, Held[]>();
   private waitingCount = 0;
   private readonly targets = new Map<string, TargetRow>();
+  private readonly secrets = new Map<string, { key: string; secrets: string[] }>();
   private pumping = false;
   private pumpAgain = false;
   private stopped = true;
@@ -182,7 +183,7 @@ export class DeliveryWorker {
     const timestamp = Math.floor(startedAt / 1000);
     let secrets: string[];
     try {
-      secrets = signingSecrets(this.ctx, target, startedAt);
+      secrets = this.secretsFor(target, startedAt);
     } catch (err) {
       // Our failure, not the receiver's: it must not use up an attempt.
       this.ctx.logger.error({ err, deliveryId: job.id }, 'cannot open the signing secret');
@@ -230,6 +231,17 @@ export class DeliveryWorker {
   private async loadTargets(jobs: ClaimedJob[]): Promise<void> {
     const ids = [...new Set(jobs.map((j) => j.webhook_id))];
     for (const row of await findTargets(this.ctx.database.db, ids)) this.targets.set(row.id, row);
+  }
+
+  /** Opening a sealed secret per attempt is wasted work: keep the plain secrets until the row or the overlap changes. */
+  private secretsFor(target: TargetRow, now: number): string[] {
+    const overlap = target.previousSecretExpiresAt !== null && now < target.previousSecretExpiresAt;
+    const key = `${target.secretSealed}|${overlap ? target.previousSecretSealed : ''}`;
+    const cached = this.secrets.get(target.id);
+    if (cached?.key === key) return cached.secrets;
+    const secrets = signingSecrets(this.ctx, target, now);
+    this.secrets.set(target.id, { key, secrets });
+    return secrets;
   }
 
   private async release(ids: string[]): Promise<void> {
