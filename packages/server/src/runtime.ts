@@ -83,8 +83,9 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   if (parts.api) {
     stopMaintenance = startMaintenance(ctx);
     app = await buildApp(ctx, { registry });
-    url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
+    // The admin exists before the port opens: a client that sees /readyz answer can log in at once.
     setupLink = await bootstrapAdmin(ctx);
+    url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
     if (setupLink) ctx.logger.info({ setupLink }, `first start: create the first admin at ${setupLink} (valid for one hour, one use)`);
   }
   if (parts.worker) {

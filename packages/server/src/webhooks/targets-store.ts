@@ -62,6 +62,11 @@ export async function listTargets(db: Kysely<Tables>, afterId: string | null, li
   return (await q.execute()).map(toTarget);
 }
 
+/** Every enabled target (the worker's view; the table holds targets, not traffic, so it stays small). */
+export async function enabledTargets(db: Kysely<Tables>): Promise<TargetRow[]> {
+  return (await db.selectFrom('webhooks').selectAll().where('enabled', '=', 1).orderBy('id').execute()).map(toTarget);
+}
+
 /** Enabled targets subscribed to `topic`. Topics are a short JSON list, filtered here rather than in SQL. */
 export async function subscribedTargets(db: Kysely<Tables>, topic: Topic): Promise<Array<Pick<TargetRow, 'id'>>> {
   const rows = await db.selectFrom('webhooks').select(['id', 'topics']).where('enabled', '=', 1).execute();

@@ -85,8 +85,8 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
   const topics = patch.topics ? [...new Set(patch.topics)] : undefined;
   const now = Math.max(ctx.clock.now(), current.updatedAt);
   await updateTarget(ctx.database.db, id, { name: patch.name, url: patch.url, topics, enabled: patch.enabled }, now);
-  const becameEnabled = enabled && !current.enabled;
-  if (becameEnabled) await ctx.database.signal.notify().catch(() => {});
+  // Workers re-read targets on a wake-up: a new URL, topics or state applies to the next claim.
+  await ctx.database.signal.notify().catch(() => {});
   return { ...current, name: patch.name ?? current.name, url, topics: topics ?? current.topics, enabled, updatedAt: now };
 }
 
@@ -108,6 +108,7 @@ export async function rotateSecret(ctx: Context, id: string, overlapSeconds: num
     previousSecretExpiresAt: overlapSeconds > 0 ? now + overlapSeconds * 1000 : null,
   };
   await updateTarget(ctx.database.db, id, patch, now);
+  await ctx.database.signal.notify().catch(() => {});
   return { ...current, ...patch, updatedAt: now, secret };
 }
 

@@ -9,7 +9,7 @@ import { failJob } from './queue/fail-job.js';
 import { releaseJobs } from './queue/release-jobs.js';
 import { rescueExpired } from './queue/rescue-expired.js';
 import { signatureHeader } from './signing.js';
-import { findTargets, type TargetRow } from './targets-store.js';
+import { enabledTargets, type TargetRow } from './targets-store.js';
 import { signingSecrets } from './targets.js';
 import type { WebhookMetrics } from './metrics.js';
 import { ResultWriter } from './result-writer.js';
@@ -35,6 +35,9 @@ export class DeliveryWorker {
   private readonly waiting = new Map<string, Held[]>();
   private waitingCount = 0;
   private readonly targets = new Map<string, TargetRow>();
+  private readonly idleTargets = new Set<string>();
+  /** Set by commit signals and the poll: re-read the targets and probe idle ones again. */
+  private refreshDue = true;
   private readonly secrets = new Map<string, { key: string; secrets: string[] }>();
   private pumping = false;
   private pumpAgain = false;
@@ -57,8 +60,12 @@ export class DeliveryWorker {
 
   async start(): Promise<void> {
     this.stopped = false;
-    this.unsubscribe = await this.ctx.database.signal.subscribe(() => this.kick());
-    this.pollTimer = setInterval(() => this.kick(), this.ctx.config.webhookPollMs);
+    const wake = () => {
+      this.refreshDue = true;
+      this.kick();
+    };
+    this.unsubscribe = await this.ctx.database.signal.subscribe(wake);
+    this.pollTimer = setInterval(wake, this.ctx.config.webhookPollMs);
     const rescueEvery = Math.max(1000, Math.min(15_000, (this.ctx.config.webhookLeaseSeconds * 1000) / 4));
     this.rescueTimer = setInterval(() => void this.rescue(), rescueEvery);
     await this.rescue();
@@ -102,52 +109,76 @@ export class DeliveryWorker {
     });
   }
 
+  /**
+   * Claims per target, each claim asking for just the slots that target has free. A target is topped up to two
+   * rounds (running + waiting) once it drops below one, so claims happen about once per round, not per delivery.
+   * Targets that had nothing due are skipped until the next wake-up or poll, so a busy target's completions do not
+   * probe idle ones.
+   */
   private async pump(): Promise<void> {
-    const { webhookConcurrency, webhookTargetConcurrency } = this.ctx.config;
-    while (!this.stopped) {
-      this.pumpAgain = false;
-      const room = webhookConcurrency - this.inFlight;
-      if (room <= 0) return;
-      // A target whose slots are all busy gets nothing more until one frees (hysteresis keeps claims, and the
-      // release of jobs claimed beyond a target's room, to about one per round instead of one per delivery).
-      const excludeTargets = [...this.runningPerTarget.keys()].filter(
-        (t) => (this.runningPerTarget.get(t) ?? 0) + (this.waiting.get(t)?.length ?? 0) >= webhookTargetConcurrency,
-      );
-      let jobs: ClaimedJob[];
+    const { webhookConcurrency, webhookTargetConcurrency: perTarget } = this.ctx.config;
+    if (this.refreshDue) {
+      this.refreshDue = false;
+      this.idleTargets.clear();
       try {
-        jobs = await claimJobs(this.ctx.database.db, this.ctx.database.caps, {
-          leaseId: this.leaseId,
-          leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
-          limit: Math.min(room, 2 * webhookTargetConcurrency),
-          excludeTargets,
-        });
+        await this.refreshTargets();
       } catch (err) {
-        this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
+        this.ctx.logger.error({ err }, 'reading webhook targets failed; the poll will try again');
         return;
       }
-      if (jobs.length === 0) return;
-      await this.loadTargets(jobs);
-      const now = Date.now();
-      const overflow: string[] = [];
-      for (const job of jobs) {
-        const queue = this.waiting.get(job.webhook_id) ?? [];
-        if (queue.length >= webhookTargetConcurrency) overflow.push(job.id);
-        else {
-          queue.push({ job, claimedAt: now });
-          this.waiting.set(job.webhook_id, queue);
-          this.waitingCount++;
-        }
-      }
-      await this.release(overflow);
-      for (const targetId of new Set(jobs.map((j) => j.webhook_id))) this.startWaiting(targetId);
-      if (jobs.length < Math.min(room, 2 * webhookTargetConcurrency) && !this.pumpAgain) return;
     }
+    while (!this.stopped) {
+      let claimed = 0;
+      for (const target of this.targets.values()) {
+        // Up to one more round may wait behind the attempts in flight, so slots refill without a claim each.
+        const room = 2 * webhookConcurrency - this.inFlight;
+        if (room <= 0 || this.stopped) return;
+        const busy = (this.runningPerTarget.get(target.id) ?? 0) + (this.waiting.get(target.id)?.length ?? 0);
+        if (!target.enabled || busy >= perTarget || this.idleTargets.has(target.id)) continue;
+        let jobs: ClaimedJob[];
+        try {
+          jobs = await claimJobs(this.ctx.database.db, this.ctx.database.caps, {
+            leaseId: this.leaseId,
+            leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
+            limit: Math.min(room, 2 * perTarget - busy),
+            webhookId: target.id,
+          });
+        } catch (err) {
+          this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
+          return;
+        }
+        if (jobs.length === 0) {
+          this.idleTargets.add(target.id);
+          continue;
+        }
+        claimed += jobs.length;
+        const now = Date.now();
+        const queue = this.waiting.get(target.id) ?? [];
+        for (const job of jobs) queue.push({ job, claimedAt: now });
+        this.waiting.set(target.id, queue);
+        this.waitingCount += jobs.length;
+        this.startWaiting(target.id);
+      }
+      if (claimed === 0) return;
+    }
+  }
+
+  private async refreshTargets(): Promise<void> {
+    const rows = await enabledTargets(this.ctx.database.db);
+    this.targets.clear();
+    for (const row of rows) this.targets.set(row.id, row);
   }
 
   private startWaiting(targetId: string): void {
     const queue = this.waiting.get(targetId);
     const limit = this.ctx.config.webhookTargetConcurrency;
-    while (queue && queue.length > 0 && (this.runningPerTarget.get(targetId) ?? 0) < limit && !this.stopped) {
+    while (
+      queue &&
+      queue.length > 0 &&
+      (this.runningPerTarget.get(targetId) ?? 0) < limit &&
+      this.running.size < this.ctx.config.webhookConcurrency &&
+      !this.stopped
+    ) {
       const held = queue.shift()!;
       this.waitingCount--;
       this.runningPerTarget.set(targetId, (this.runningPerTarget.get(targetId) ?? 0) + 1);
@@ -161,7 +192,9 @@ export class DeliveryWorker {
           const left = (this.runningPerTarget.get(targetId) ?? 1) - 1;
           if (left === 0) this.runningPerTarget.delete(targetId);
           else this.runningPerTarget.set(targetId, left);
+          // A freed slot goes to this target's next job, or, when the process-wide limit held others back, theirs.
           this.startWaiting(targetId);
+          for (const other of this.waiting.keys()) if (this.running.size < this.ctx.config.webhookConcurrency) this.startWaiting(other);
           this.kick();
         });
       this.tasks.add(task);
@@ -227,12 +260,6 @@ export class DeliveryWorker {
     if (!applied) this.ctx.logger.warn({ deliveryId: job.id }, 'lease lost before the attempt was recorded; another worker owns the job');
   }
 
-  /** Targets are read with every claimed batch (one query), so a rotation or URL change applies to the next attempt. */
-  private async loadTargets(jobs: ClaimedJob[]): Promise<void> {
-    const ids = [...new Set(jobs.map((j) => j.webhook_id))];
-    for (const row of await findTargets(this.ctx.database.db, ids)) this.targets.set(row.id, row);
-  }
-
   /** Opening a sealed secret per attempt is wasted work: keep the plain secrets until the row or the overlap changes. */
   private secretsFor(target: TargetRow, now: number): string[] {
     const overlap = target.previousSecretExpiresAt !== null && now < target.previousSecretExpiresAt;
@@ -256,6 +283,7 @@ export class DeliveryWorker {
       const n = await rescueExpired(this.ctx.database.db, this.ctx.database.caps);
       if (n > 0) {
         this.ctx.logger.warn({ jobs: n }, 'rescued delivery jobs whose lease expired');
+        this.refreshDue = true;
         this.kick();
       }
     } catch (err) {

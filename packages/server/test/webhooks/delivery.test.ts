@@ -249,10 +249,11 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     const { claimJobs } = await import('../../src/webhooks/queue/claim-jobs.js');
     const { completeJob } = await import('../../src/webhooks/queue/complete-job.js');
     const { db, caps } = rig.ctx.database;
-    const [claimed] = await claimJobs(db, caps, { leaseId: 'lease_stale', leaseMs: 1000, limit: 10, excludeTargets: [] });
+    const target = (await rig.admin('GET', '/admin/v1/webhooks')).json().items[0];
+    const [claimed] = await claimJobs(db, caps, { leaseId: 'lease_stale', leaseMs: 1000, limit: 10, webhookId: target.id });
     expect(claimed).toBeDefined();
     // Claimed jobs are invisible to other claims while the lease holds.
-    expect(await claimJobs(db, caps, { leaseId: 'lease_other', leaseMs: 1000, limit: 10, excludeTargets: [] })).toHaveLength(0);
+    expect(await claimJobs(db, caps, { leaseId: 'lease_other', leaseMs: 1000, limit: 10, webhookId: target.id })).toHaveLength(0);
     await new Promise((r) => setTimeout(r, 1100));
     await rig.worker.start();
     await waitFor(() => rig.receiver.requests.length === 1, 'rescued delivery', 8000);

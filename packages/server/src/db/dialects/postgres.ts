@@ -10,7 +10,8 @@ const caps: DialectCapabilities = {
   skipLocked: true,
   sharedByProcesses: true,
   // clock_timestamp, not now(): now() is frozen at transaction start.
-  nowMs: () => sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`,
+  // A scalar subquery is evaluated once per statement, so the planner can use it in an index range.
+  nowMs: () => sql<number>`(select (extract(epoch from clock_timestamp()) * 1000)::bigint)`,
   currentSchema: async (db) => (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
 };

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import type { Tables } from '../tables.js';
 import type { Database, DialectCapabilities } from './types.js';
 
@@ -15,6 +15,30 @@ const caps: DialectCapabilities = {
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
 };
 
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running most of svc's statements. The SQL text of a
+ * query is stable (values are parameters), so prepared statements are kept by text, least recently used dropped.
+ */
+function withStatementCache(native: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => native.close(),
+    prepare(text: string) {
+      let stmt = cache.get(text);
+      if (stmt) {
+        cache.delete(text);
+      } else {
+        stmt = native.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, stmt);
+      return stmt;
+    },
+  };
+}
+
 export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const native = new SQLite(path);
@@ -23,7 +47,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
   native.pragma(`synchronous = ${synchronous}`);
   native.pragma('busy_timeout = 5000');
   native.pragma('foreign_keys = ON');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: native }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   return {
