@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { CORES, freePort, spawnOn, stop, waitHttp } from './proc.mjs';
 
-export const SVC_MAIN = fileURLToPath(new URL('../../packages/server/dist/cli/main.js', import.meta.url));
+export const SVC_MAIN = fileURLToPath(new URL('../../packages/server/dist/svc.mjs', import.meta.url));
 export const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 // A fixed per-run key: the shipped default makes a key file beside the SQLite database; a fixed one lets a
 // seeded database be copied for every round.

@@ -80,7 +80,7 @@ async function freePort() {
 /** @param {'source' | 'dist'} from */
 function serverCommand(from) {
   if (from === 'dist') {
-    const main = join(serverRoot, 'dist/cli/main.js');
+    const main = join(serverRoot, 'dist/svc.mjs');
     if (!existsSync(main)) throw new Error(`${main} does not exist: run \`npm run build\` first, or omit --server dist`);
     return [main, 'serve'];
   }

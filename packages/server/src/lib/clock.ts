@@ -5,7 +5,20 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+// toISOString is costly next to a map lookup, and list pages format the same instants again and again.
+const ISO_CACHE_MAX = 20_000;
+const isoCache = new Map<number, string>();
+
+/** RFC 3339 UTC text of a Unix millisecond time. */
+export function iso(ms: number): string {
+  let text = isoCache.get(ms);
+  if (text === undefined) {
+    text = new Date(ms).toISOString();
+    if (isoCache.size >= ISO_CACHE_MAX) isoCache.clear();
+    isoCache.set(ms, text);
+  }
+  return text;
+}
 
 export class ManualClock implements Clock {
   constructor(private ms: number = Date.UTC(2026, 0, 1)) {}
