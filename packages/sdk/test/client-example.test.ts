@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureClientBuilt } from './helpers/client-build.js';
+import { ensureClientBuilt } from './helpers/sdk-build.js';
 import { startClientTestServer, type ClientTestServer } from './helpers/client-server.js';
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as client from '../src/client/index.js';
-import { ensureClientBuilt } from './helpers/client-build.js';
+import { ensureClientBuilt } from './helpers/sdk-build.js';
 
 const sdkRoot = new URL('../', import.meta.url);
 const readme = readFileSync(new URL('README.md', sdkRoot), 'utf8');
