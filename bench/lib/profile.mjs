@@ -1,5 +1,35 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// svc ships as one esbuild bundle (dist/svc.mjs): without its source map every bundled dependency (fastify, kysely,
+// pino, …) and every svc file would show up as "svc.mjs". Frames in a file with a `.map` beside it are mapped back
+// to the original file and line.
+const maps = new Map();
+function sourceMapFor(url) {
+  if (!url || !url.startsWith('file://')) return null;
+  if (maps.has(url)) return maps.get(url);
+  let entry = null;
+  try {
+    const file = fileURLToPath(url);
+    if (existsSync(`${file}.map`)) {
+      const payload = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
+      entry = { map: new SourceMap(payload), base: resolve(dirname(file), payload.sourceRoot ?? '') };
+    }
+  } catch {}
+  maps.set(url, entry);
+  return entry;
+}
+/** The original file URL and 0-based line of a call frame (itself when there is no source map). */
+function original(cf) {
+  const sm = sourceMapFor(cf.url);
+  if (!sm) return { url: cf.url, line: cf.lineNumber };
+  const e = sm.map.findEntry(cf.lineNumber, cf.columnNumber);
+  if (!e || !e.originalSource) return { url: cf.url, line: cf.lineNumber };
+  const src = e.originalSource.startsWith('file://') ? e.originalSource : `file://${resolve(sm.base, e.originalSource)}`;
+  return { url: src, line: e.originalLine };
+}
 
 /** Where a sampled function lives: a package, a file of svc's build, or Node itself. */
 function owner(url) {
@@ -11,8 +41,19 @@ function owner(url) {
   }
   const dist = url.indexOf('packages/server/dist/');
   if (dist >= 0) return `svc: ${url.slice(dist + 'packages/server/dist/'.length)}`;
+  const src = url.indexOf('packages/server/src/');
+  if (src >= 0) return `svc: ${url.slice(src + 'packages/server/src/'.length)}`;
+  const pkg = url.indexOf('packages/');
+  if (pkg >= 0) return `svc: ${url.slice(pkg)}`;
   if (url.startsWith('node:')) return 'node core';
   return url.replace(/^file:\/\//, '');
+}
+
+/** Where a function lives, for the by-function list: like owner(), but with the file inside a package. */
+function place(url) {
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) return url.slice(nm + 'node_modules/'.length);
+  return owner(url);
 }
 
 /** Self time by function and by owner from a V8 .cpuprofile. */
@@ -31,10 +72,11 @@ export function summarizeProfile(file, top = 25) {
   for (const [id, us] of self) {
     const { callFrame: cf } = byId.get(id);
     const name = cf.functionName || '(anonymous)';
-    const where = cf.url ? `${owner(cf.url)}:${cf.lineNumber + 1}` : '';
+    const orig = original(cf);
+    const where = orig.url ? `${place(orig.url)}:${orig.line + 1}` : '';
     const key = `${name} ${where}`.trim();
     fns.set(key, (fns.get(key) ?? 0) + us);
-    const o = ['(idle)', '(program)', '(garbage collector)'].includes(name) ? name : owner(cf.url);
+    const o = ['(idle)', '(program)', '(garbage collector)'].includes(name) ? name : owner(orig.url);
     owners.set(o, (owners.get(o) ?? 0) + us);
   }
   const idle = owners.get('(idle)') ?? 0;

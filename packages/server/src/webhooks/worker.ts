@@ -60,6 +60,7 @@ export class DeliveryWorker {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.refreshDue = true;
     const wake = () => {
       this.refreshDue = true;
       this.kick();

@@ -22,6 +22,8 @@ export async function claimJobs(
      where id in (
        select id from delivery_jobs
         where webhook_id = ${opts.webhookId} and state = 'pending' and next_attempt_at <= ${now}
+          -- the database, not a worker's view of it, decides that a disabled target's jobs wait
+          and exists (select 1 from webhooks w where w.id = ${opts.webhookId} and w.enabled = 1)
         order by next_attempt_at
         limit ${opts.limit}
         ${lock})
