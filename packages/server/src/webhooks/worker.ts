@@ -88,6 +88,7 @@ export class DeliveryWorker {
     const timer = setTimeout(() => this.running.forEach((c) => c.abort()), graceMs);
     await done;
     clearTimeout(timer);
+    await this.results.idle();
   }
 
   get inFlight(): number {
@@ -250,15 +251,23 @@ export class DeliveryWorker {
       responseSnippet: outcome.kind === 'response' ? outcome.snippet : '',
     };
     this.metrics?.observeAttempt(verdict.kind === 'delivered' ? 'delivered' : verdict.error.code, outcome.durationMs);
-    let applied: boolean;
+    let write: Promise<boolean>;
     if (verdict.kind === 'delivered') {
-      applied = await this.results.submit((trx) => completeJob(trx, caps, job.id, this.leaseId, { ...record, error: null }));
+      write = this.results.submit((trx) => completeJob(trx, caps, job.id, this.leaseId, { ...record, error: null }));
     } else {
       const attemptInRound = job.attempt_count + 1 - job.round_start;
       const delay = nextAttemptDelay(this.ctx.config.webhookRetrySchedule, attemptInRound, verdict.retryAfterSeconds, this.random);
-      applied = await this.results.submit((trx) => failJob(trx, caps, job.id, this.leaseId, { ...record, error: verdict.error }, delay));
+      write = this.results.submit((trx) => failJob(trx, caps, job.id, this.leaseId, { ...record, error: verdict.error }, delay));
     }
-    if (!applied) this.ctx.logger.warn({ deliveryId: job.id }, 'lease lost before the attempt was recorded; another worker owns the job');
+    // The slot frees as soon as the HTTP attempt ends; the result joins the next group commit meanwhile. The job
+    // stays `delivering` under this worker's lease until then, so nobody else can take it; if the write never
+    // lands (database gone, process killed) the lease expires and the job is delivered again: at least once.
+    void write.then(
+      (applied) => {
+        if (!applied) this.ctx.logger.warn({ deliveryId: job.id }, 'lease lost before the attempt was recorded; another worker owns the job');
+      },
+      (err: unknown) => this.ctx.logger.error({ err, deliveryId: job.id }, 'recording the attempt failed; the job is retried when its lease expires'),
+    );
   }
 
   /** Opening a sealed secret per attempt is wasted work: keep the plain secrets until the row or the overlap changes. */
@@ -294,7 +303,7 @@ export class DeliveryWorker {
 
   /** Resolves when nothing is in flight (tests and benchmarks). */
   whenIdle(): Promise<void> {
-    if (this.inFlight === 0 && !this.pumping) return Promise.resolve();
+    if (this.inFlight === 0 && !this.pumping) return this.results.idle();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 }
