@@ -14,15 +14,21 @@ export function registerWebhookMetrics(registry: Registry, database: Database): 
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  // Queue gauges are read from the database at scrape time, so every process reports the shared truth.
+  // Queue gauges are read from the database at scrape time, so every process reports the shared truth. Both
+  // gauges share one read per scrape instead of running the queries twice.
+  let pending: { at: number; stats: ReturnType<typeof queueStats> } | null = null;
+  const stats = () => {
+    if (!pending || Date.now() - pending.at > 1000) pending = { at: Date.now(), stats: queueStats(database.db, database.caps) };
+    return pending.stats;
+  };
   new Gauge({
     name: 'svc_webhook_queue_jobs',
     help: 'Unfinished delivery jobs by state',
     labelNames: ['state'],
     registers: [registry],
     async collect() {
-      const stats = await queueStats(database.db, database.caps);
-      for (const state of ['pending', 'delivering']) this.set({ state }, stats.byState[state] ?? 0);
+      const current = await stats();
+      for (const state of ['pending', 'delivering']) this.set({ state }, current.byState[state] ?? 0);
     },
   });
   new Gauge({
@@ -30,7 +36,7 @@ export function registerWebhookMetrics(registry: Registry, database: Database): 
     help: 'Age of the oldest due pending job',
     registers: [registry],
     async collect() {
-      this.set((await queueStats(database.db, database.caps)).oldestDueAgeMs / 1000);
+      this.set((await stats()).oldestDueAgeMs / 1000);
     },
   });
   return {
