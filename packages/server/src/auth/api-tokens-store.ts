@@ -1,5 +1,7 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
+import { sqlOnce } from '../db/compiled.js';
 import type { ApiTokensTable, Tables } from '../db/tables.js';
+import { toCollection, type Collection } from '../records/collections-store.js';
 
 export type Scope = 'records:read' | 'records:write';
 export const SCOPES: readonly Scope[] = ['records:read', 'records:write'];
@@ -38,9 +40,32 @@ export async function insertApiToken(db: Kysely<Tables>, t: ApiToken & { tokenHa
     .execute();
 }
 
-export async function findApiTokenByHash(db: Kysely<Tables>, tokenHash: string): Promise<ApiToken | null> {
-  const row = await db.selectFrom('api_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-  return row ? toToken(row) : null;
+type TokenCollectionRow = ApiTokensTable & { c_name: string | null; c_fields: string | null; c_created_at: number | null; c_updated_at: number | null };
+
+/**
+ * The token with this hash and, in the same statement, the collection a request names. No row: no such token.
+ * A row whose collection is null: the token exists but the collection does not.
+ */
+export async function findApiTokenWithCollection(
+  db: Kysely<Tables>,
+  tokenHash: string,
+  collection: string,
+): Promise<{ token: ApiToken; collection: Collection | null } | null> {
+  // Every record request runs this: built once (sqlOnce). Parameters: the join's collection name, then the hash.
+  const text = sqlOnce(db, 'token-with-collection', (d) =>
+    d
+      .selectFrom('api_tokens as t')
+      .leftJoin('collections as c', (join) => join.on('c.name', '=', ''))
+      .selectAll('t')
+      .select(['c.name as c_name', 'c.fields as c_fields', 'c.created_at as c_created_at', 'c.updated_at as c_updated_at'])
+      .where('t.token_hash', '=', ''),
+  );
+  const query = CompiledQuery.raw(text, [collection, tokenHash]);
+  const row = (await db.executeQuery<TokenCollectionRow>(query)).rows[0];
+  if (!row) return null;
+  const found =
+    row.c_name === null ? null : toCollection({ name: row.c_name, fields: row.c_fields!, created_at: row.c_created_at!, updated_at: row.c_updated_at! });
+  return { token: toToken(row), collection: found };
 }
 
 export async function listApiTokens(db: Kysely<Tables>, afterId: string | null, limit: number): Promise<ApiToken[]> {

@@ -2,7 +2,8 @@ import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
-import { findApiTokenByHash, insertApiToken, touchApiToken, type ApiToken, type Scope } from './api-tokens-store.js';
+import type { Collection } from '../records/collections-store.js';
+import { findApiTokenWithCollection, insertApiToken, touchApiToken, type ApiToken, type Scope } from './api-tokens-store.js';
 
 export const TOKEN_PREFIX = 'svc_pat_';
 
@@ -24,25 +25,28 @@ export async function createApiToken(
   return { ...record, token };
 }
 
-export type BearerResult = { kind: 'missing' } | { kind: 'invalid' } | { kind: 'ok'; token: ApiToken };
+/** `collection` is null when the requested collection does not exist; whether the token may use it is not decided here. */
+export type BearerResult = { kind: 'missing' } | { kind: 'invalid' } | { kind: 'ok'; token: ApiToken; collection: Collection | null };
 
 /**
  * A token is looked up by its SHA-256, so the comparison is an index probe on a hash: the plaintext is
- * never compared, and timing reveals nothing about stored tokens.
+ * never compared, and timing reveals nothing about stored tokens. The collection the request names comes
+ * back from the same statement, saving a second query on every record request.
  */
-export async function authenticateBearer(ctx: Context, header: string | undefined): Promise<BearerResult> {
+export async function authenticateBearer(ctx: Context, header: string | undefined, collection: string): Promise<BearerResult> {
   if (header === undefined) return { kind: 'missing' };
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) return { kind: 'invalid' };
   const presented = m[1]!;
   if (!presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return { kind: 'invalid' };
-  const token = await findApiTokenByHash(ctx.database.db, sha256Hex(presented));
-  if (!token) return { kind: 'invalid' };
+  const found = await findApiTokenWithCollection(ctx.database.db, sha256Hex(presented), collection);
+  if (!found) return { kind: 'invalid' };
+  const { token } = found;
   const now = ctx.clock.now();
   if (token.lastUsedAt === null || now - token.lastUsedAt >= 60_000) {
     await touchApiToken(ctx.database.db, token.id, now);
   }
-  return { kind: 'ok', token };
+  return { kind: 'ok', token, collection: found.collection };
 }
 
 export function authorize(token: ApiToken, scope: Scope, collection: string): void {

@@ -5,7 +5,6 @@ import { csrfMatches, resolveSession, type ActiveSession } from '../auth/session
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import type { Collection } from '../records/collections-store.js';
-import { findCollection } from '../records/collections-store.js';
 
 export const SESSION_COOKIE = 'svc_admin';
 
@@ -61,15 +60,13 @@ export const adminAuthHook = (ctx: Context) =>
  */
 export const bearerAuthHook = (ctx: Context) =>
   async function bearerAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const result = await authenticateBearer(ctx, request.headers.authorization);
+    const name = (request.params as { collection?: string }).collection ?? '';
+    const result = await authenticateBearer(ctx, request.headers.authorization, name);
     if (result.kind !== 'ok') {
       reply.header('www-authenticate', result.kind === 'missing' ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"');
       throw new AppError('unauthorized', result.kind === 'missing' ? 'Send Authorization: Bearer <token>.' : 'The bearer token is not valid.');
     }
-    const scope = request.routeOptions.config.scope ?? 'records:read';
-    const name = (request.params as { collection?: string }).collection ?? '';
-    authorize(result.token, scope, name);
-    const collection = await findCollection(ctx.database.db, name);
-    if (!collection) throw new AppError('forbidden', 'This token may not use this collection.');
-    request.auth = { token: result.token, collection };
+    authorize(result.token, request.routeOptions.config.scope ?? 'records:read', name);
+    if (!result.collection) throw new AppError('forbidden', 'This token may not use this collection.');
+    request.auth = { token: result.token, collection: result.collection };
   };

@@ -22,10 +22,12 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry): v
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
     // The pattern, never the raw URL: ids in paths would explode the label set.
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -9,7 +9,7 @@ export interface Collection {
   updatedAt: number;
 }
 
-const toCollection = (r: CollectionsTable): Collection => ({
+export const toCollection = (r: CollectionsTable): Collection => ({
   name: r.name,
   fields: JSON.parse(r.fields) as Field[],
   createdAt: r.created_at,

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sqlOnce } from '../db/compiled.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
 
 export interface StoredRecord {
@@ -21,9 +22,13 @@ export const toRecord = (r: RecordsTable): StoredRecord => ({
 
 /** Rows as stored (data still JSON text): the list route splices the text in without parsing it. */
 export async function listRecordRows(db: Kysely<Tables>, collection: string, afterId: string | null, limit: number): Promise<RecordsTable[]> {
-  let q = db.selectFrom('records').selectAll().where('collection', '=', collection).orderBy('id').limit(limit);
-  if (afterId !== null) q = q.where('id', '>', afterId);
-  return q.execute();
+  // Every page read runs this: built once (sqlOnce). Parameters: collection, [id,] limit.
+  const first = (d: Kysely<Tables>) => d.selectFrom('records').selectAll().where('collection', '=', '').orderBy('id').limit(0);
+  const query =
+    afterId === null
+      ? CompiledQuery.raw(sqlOnce(db, 'records-first-page', first), [collection, limit])
+      : CompiledQuery.raw(sqlOnce(db, 'records-next-page', (d) => first(d).where('id', '>', '')), [collection, afterId, limit]);
+  return (await db.executeQuery<RecordsTable>(query)).rows;
 }
 
 export async function findRecord(db: Kysely<Tables>, collection: string, id: string): Promise<StoredRecord | null> {
