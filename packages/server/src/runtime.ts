@@ -44,7 +44,7 @@ export async function openContext(config: Config, options: OpenOptions = {}): Pr
     if (stored !== box.fingerprint()) {
       throw new ConfigError('SVC_SECRET_KEY', 'does not match the key this database was written with; svc refuses to start rather than lose every webhook secret');
     }
-    return { config, database, clock: options.clock ?? systemClock, box, logger, resolver: options.resolver ?? systemResolver };
+    return { config, database, clock: options.clock ?? systemClock, box, logger, resolver: options.resolver ?? systemResolver, handoff: { current: null } };
   } catch (err) {
     await database.close().catch(() => {});
     throw err;

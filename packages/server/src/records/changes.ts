@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
-import { enqueueEvent } from '../webhooks/fanout.js';
+import { afterCommit, enqueueEvent, NOTHING_ENQUEUED, type Enqueued } from '../webhooks/fanout.js';
 import { recordJson, type RecordJson } from '../webhooks/envelope.js';
 import type { Collection } from './collections-store.js';
 import { validateData } from './fields.js';
@@ -17,12 +17,6 @@ import { deleteRecord, findRecord, insertRecord, updateRecord, type StoredRecord
 
 function invalid(errors: ReturnType<typeof validateData>): never {
   throw new AppError('validation_failed', 'The record data does not match the collection.', { errors });
-}
-
-async function wake(ctx: Context, jobs: string[]): Promise<void> {
-  if (jobs.length === 0) return;
-  // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
-  await ctx.database.signal.notify().catch((err: unknown) => ctx.logger.warn({ err }, 'job wake-up failed'));
 }
 
 export interface CreateResult {
@@ -40,24 +34,26 @@ export async function createRecord(
   const errors = validateData(collection.fields, data, false);
   if (errors.length > 0) invalid(errors);
   const requestHash = sha256Hex(`${collection.name}\0${JSON.stringify(data)}`);
-  const attempt = async (): Promise<CreateResult & { jobs: string[] }> =>
-    ctx.database.db.transaction().execute(async (trx) => {
+  const handoff = ctx.handoff.current;
+  const attempt = async (): Promise<CreateResult & { jobs: Enqueued }> =>
+    ctx.database.write(async (trx) => {
       const now = ctx.clock.now();
       if (idempotency) {
         const seen = await findIdempotent(trx, idempotency.tokenId, idempotency.key, now);
         if (seen) {
           if (seen.requestHash !== requestHash) throw new AppError('conflict', 'This Idempotency-Key was used with a different request.');
-          return { status: seen.status, record: JSON.parse(seen.response) as RecordJson, replayed: true, jobs: [] };
+          return { status: seen.status, record: JSON.parse(seen.response) as RecordJson, replayed: true, jobs: NOTHING_ENQUEUED };
         }
       }
       const record: StoredRecord = { id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now };
       await insertRecord(trx, record);
       const json = recordJson(record);
-      const jobs = await enqueueEvent(trx, { topic: 'record.created', collection: collection.name, recordId: record.id, payload: { record: json, occurredAt: iso(now) } }, now);
+      const event = { topic: 'record.created' as const, collection: collection.name, recordId: record.id, payload: { record: json, occurredAt: iso(now) } };
+      const jobs = await enqueueEvent(trx, ctx.database.caps, event, now, { handoff });
       if (idempotency) await saveIdempotent(trx, idempotency.tokenId, idempotency.key, { requestHash, status: 201, response: JSON.stringify(json) }, now);
       return { status: 201, record: json, replayed: false, jobs };
     });
-  let result: CreateResult & { jobs: string[] };
+  let result: CreateResult & { jobs: Enqueued };
   try {
     result = await attempt();
   } catch (err) {
@@ -65,7 +61,7 @@ export async function createRecord(
     if (idempotency && ctx.database.caps.isUniqueViolation(err)) result = await attempt();
     else throw err;
   }
-  await wake(ctx, result.jobs);
+  await afterCommit(ctx, result.jobs, handoff);
   return result;
 }
 
@@ -80,7 +76,8 @@ const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSO
 export async function patchRecord(ctx: Context, collection: Collection, id: string, data: Record<string, unknown>, ifMatch: number | null): Promise<RecordJson> {
   const errors = validateData(collection.fields, data, true);
   if (errors.length > 0) invalid(errors);
-  const outcome = await ctx.database.db.transaction().execute(async (trx) => {
+  const handoff = ctx.handoff.current;
+  const outcome = await ctx.database.write(async (trx) => {
     const before = await findRecord(trx, collection.name, id);
     if (!before) throw new AppError('not_found', 'No such record in this collection.');
     if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
@@ -90,30 +87,34 @@ export async function patchRecord(ctx: Context, collection: Collection, id: stri
       else next[k] = v;
     }
     const changed = Object.keys(data).some((k) => !sameValue(before.data[k] ?? null, data[k]));
-    if (!changed) return { record: recordJson(before), jobs: [] as string[] };
+    if (!changed) return { record: recordJson(before), jobs: NOTHING_ENQUEUED };
     const now = Math.max(ctx.clock.now(), before.updatedAt);
     const after: StoredRecord = { ...before, data: next, version: before.version + 1, updatedAt: now };
     if (!(await updateRecord(trx, after, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
     const json = recordJson(after);
     const jobs = await enqueueEvent(
       trx,
+      ctx.database.caps,
       { topic: 'record.updated', collection: collection.name, recordId: id, payload: { record: json, previous: recordJson(before), occurredAt: iso(now) } },
       now,
+      { handoff },
     );
     return { record: json, jobs };
   });
-  await wake(ctx, outcome.jobs);
+  await afterCommit(ctx, outcome.jobs, handoff);
   return outcome.record;
 }
 
 export async function removeRecord(ctx: Context, collection: Collection, id: string, ifMatch: number | null): Promise<void> {
-  const jobs = await ctx.database.db.transaction().execute(async (trx) => {
+  const handoff = ctx.handoff.current;
+  const jobs = await ctx.database.write(async (trx) => {
     const before = await findRecord(trx, collection.name, id);
     if (!before) throw new AppError('not_found', 'No such record in this collection.');
     if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
     if (!(await deleteRecord(trx, collection.name, id, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
     const now = ctx.clock.now();
-    return enqueueEvent(trx, { topic: 'record.deleted', collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } }, now);
+    const event = { topic: 'record.deleted' as const, collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } };
+    return enqueueEvent(trx, ctx.database.caps, event, now, { handoff });
   });
-  await wake(ctx, jobs);
+  await afterCommit(ctx, jobs, handoff);
 }

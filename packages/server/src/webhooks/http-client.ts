@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import type { Readable } from 'node:stream';
 import tls from 'node:tls';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { checkHost, DestinationError, webhookUrlProblem, type CidrList, type ResolvedAddress, type Resolver } from './destination-guard.js';
 
 /**
@@ -87,62 +86,105 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     bodyTimeout: opts.timeoutMs,
   });
 
-  async function send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
+  /** Parsed and checked once per URL: a target's URL is the same for every attempt. */
+  const targets = new Map<string, { problem: string; origin?: never; path?: never } | { problem: null; origin: string; path: string }>();
+  function targetOf(url: string) {
+    let t = targets.get(url);
+    if (!t) {
+      const problem = webhookUrlProblem(url);
+      if (problem !== null) t = { problem };
+      else {
+        const u = new URL(url);
+        t = { problem: null, origin: u.origin, path: `${u.pathname}${u.search}` };
+      }
+      if (targets.size >= 1000) targets.delete(targets.keys().next().value!);
+      targets.set(url, t);
+    }
+    return t;
+  }
+
+  /**
+   * Straight on undici's dispatcher with a handler of our own: no AbortSignal, no response stream, no async
+   * iterator per attempt; the handler keeps the status, Retry-After and the head of the body, and aborts the
+   * request itself when a deadline passes, the body runs past BODY_READ_LIMIT or the caller cancels.
+   */
+  function send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
     const startedAt = performance.now();
     const elapsed = (): number => Math.round(performance.now() - startedAt);
     const fail = (code: FailureCode, message: string): AttemptOutcome => ({ kind: 'failure', code, message, durationMs: elapsed() });
 
-    const problem = webhookUrlProblem(req.url);
-    if (problem !== null) return fail('destination_refused', `The URL ${problem}.`);
-    if (signal?.aborted) return fail('connection_failed', 'The attempt was cancelled.');
+    const target = targetOf(req.url);
+    if (target.problem !== null) return Promise.resolve(fail('destination_refused', `The URL ${target.problem}.`));
+    if (signal?.aborted) return Promise.resolve(fail('connection_failed', 'The attempt was cancelled.'));
 
-    // undici only acts on an abort once the request is on a socket: while the connection is still being made
-    // (our look-up included) or waits for a free one, only racing our own deadline bounds the attempt.
-    const controller = new AbortController();
-    let body: Readable | null = null;
-    let stop: (why: 'timeout' | 'cancelled') => void = () => {};
-    const stopped = new Promise<'timeout' | 'cancelled'>((resolve) => {
-      stop = (why) => {
-        controller.abort();
-        body?.destroy();
-        resolve(why);
+    return new Promise<AttemptOutcome>((resolve) => {
+      let controller: Dispatcher.DispatchController | null = null;
+      let settled = false;
+      let statusCode = 0;
+      let retryAfterSeconds: number | null = null;
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
+      let seen = 0;
+
+      const answer = (): AttemptOutcome => ({ kind: 'response', statusCode, retryAfterSeconds, snippet: snippetOf(Buffer.concat(kept)), durationMs: elapsed() });
+      const finish = (outcome: AttemptOutcome, abort: boolean): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', cancel);
+        // The request may still be waiting for a connection (our look-up included): it is aborted when it starts.
+        if (abort) controller?.abort(new AttemptStopped());
+        resolve(outcome);
       };
-    });
-    let timer = setTimeout(() => stop('timeout'), opts.timeoutMs);
-    const cancel = (): void => stop('cancelled');
-    signal?.addEventListener('abort', cancel, { once: true });
+      // Until the status line: the attempt's deadline. After it: the body only feeds the snippet, so running out
+      // of time cuts it short, nothing more; a body that starts right at the deadline still gets BODY_GRACE_MS.
+      const onDeadline = (): void => {
+        if (statusCode === 0) finish(fail('timeout', `No response within ${opts.timeoutMs} ms.`), true);
+        else finish(answer(), true);
+      };
+      let timer = setTimeout(onDeadline, opts.timeoutMs);
+      const cancel = (): void => finish(fail('connection_failed', 'The attempt was cancelled.'), true);
+      signal?.addEventListener('abort', cancel, { once: true });
 
-    try {
-      const pending = request(req.url, { dispatcher: agent, method: 'POST', headers: req.headers, body: req.body, signal: controller.signal }).then(
-        (res) => ({ res }),
-        (err: unknown) => ({ err }),
-      );
-      const first = await Promise.race([pending, stopped]);
-      if (first === 'timeout' || first === 'cancelled') {
-        // The request may still get through later; nobody will read its answer.
-        void pending.then((late) => ('res' in late ? late.res.body.destroy() : undefined));
-        return first === 'timeout' ? fail('timeout', `No response within ${opts.timeoutMs} ms.`) : fail('connection_failed', 'The attempt was cancelled.');
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          if (settled) c.abort(new AttemptStopped());
+        },
+        onResponseStart(_c, status, headers) {
+          if (status < 200 || settled) return;
+          statusCode = status;
+          retryAfterSeconds = parseRetryAfter(headers['retry-after'], Date.now());
+          clearTimeout(timer);
+          const now = performance.now();
+          timer = setTimeout(onDeadline, Math.max(startedAt + opts.timeoutMs, now + BODY_GRACE_MS) - now);
+        },
+        onResponseData(_c, chunk) {
+          if (settled) return;
+          if (keptBytes < SNIPPET_BYTES + 4) {
+            const part = chunk.subarray(0, SNIPPET_BYTES + 4 - keptBytes);
+            kept.push(part);
+            keptBytes += part.length;
+          }
+          seen += chunk.length;
+          // Never a whole large body: the connection is given up instead.
+          if (seen >= BODY_READ_LIMIT) finish(answer(), true);
+        },
+        onResponseEnd() {
+          finish(answer(), false);
+        },
+        onResponseError(_c, err) {
+          // Cut off mid-body by the peer: what arrived is still worth showing.
+          if (statusCode !== 0) finish(answer(), false);
+          else finish({ kind: 'failure', ...describeFailure(err, opts.timeoutMs), durationMs: elapsed() }, false);
+        },
+      };
+      try {
+        agent.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body }, handler);
+      } catch (err) {
+        finish({ kind: 'failure', ...describeFailure(err, opts.timeoutMs), durationMs: elapsed() }, false);
       }
-      if ('err' in first) return { kind: 'failure', ...describeFailure(first.err, opts.timeoutMs), durationMs: elapsed() };
-
-      // The status is in; the body only feeds the snippet, so running out of time here cuts it short, nothing more.
-      const { res } = first;
-      body = res.body;
-      clearTimeout(timer);
-      const headersAt = performance.now();
-      timer = setTimeout(() => body?.destroy(), Math.max(startedAt + opts.timeoutMs, headersAt + BODY_GRACE_MS) - headersAt);
-      const head = await readHead(res.body);
-      return {
-        kind: 'response',
-        statusCode: res.statusCode,
-        retryAfterSeconds: parseRetryAfter(res.headers['retry-after'], Date.now()),
-        snippet: snippetOf(head),
-        durationMs: elapsed(),
-      };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', cancel);
-    }
+    });
   }
 
   // Graceful first (idle keep-alive sockets), but a connection stuck in its look-up must not hold the shutdown.
@@ -158,33 +200,14 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   return { send, close: () => (closing ??= shutDown()) };
 }
 
+/** Our own abort of an attempt that already has its outcome; never reported. */
+class AttemptStopped extends Error {}
+
 /** A resolver that never answers would leave the origin's connection pending, and every later request behind it. */
 function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(onLate()), ms)));
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
-/** Reads up to BODY_READ_LIMIT bytes, keeps the first SNIPPET_BYTES, and destroys the body (and its socket) if more remain. */
-async function readHead(body: Readable): Promise<Buffer> {
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let seen = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      if (keptBytes < SNIPPET_BYTES + 4) {
-        const part = chunk.subarray(0, SNIPPET_BYTES + 4 - keptBytes);
-        kept.push(part);
-        keptBytes += part.length;
-      }
-      seen += chunk.length;
-      if (seen >= BODY_READ_LIMIT) break;
-    }
-  } catch {
-    // Cut off by our deadline or by the peer: what arrived is still worth showing.
-  }
-  if (!body.destroyed && seen >= BODY_READ_LIMIT) body.destroy();
-  return Buffer.concat(kept);
 }
 
 /** At most SNIPPET_BYTES of UTF-8, never ending inside a character (bytes beyond the limit were kept to tell). */

@@ -39,9 +39,13 @@ export function registerWebhookMetrics(registry: Registry, database: Database): 
       this.set((await stats()).oldestDueAgeMs / 1000);
     },
   });
+  // One labelled child per outcome, kept: labelling by object hashes the labels on every call.
+  const byOutcome = new Map<string, ReturnType<typeof attempts.labels>>();
   return {
     observeAttempt(outcome, durationMs) {
-      attempts.inc({ outcome });
+      let counter = byOutcome.get(outcome);
+      if (!counter) byOutcome.set(outcome, (counter = attempts.labels(outcome)));
+      counter.inc();
       latency.observe(durationMs / 1000);
     },
   };

@@ -1,20 +1,28 @@
 import type { Kysely } from 'kysely';
+import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { Tables } from '../db/tables.js';
+import type { AttemptRecord } from './queue/attempts-store.js';
+import { completeJobs } from './queue/complete-job.js';
+import { failJob } from './queue/fail-job.js';
 
-type Write = (trx: Kysely<Tables>) => Promise<boolean>;
+/** A finished attempt's transition: delivered, or failed with the retry delay (null: dead). */
+export type AttemptResult =
+  | { kind: 'delivered'; jobId: string; attempt: AttemptRecord }
+  | { kind: 'failed'; jobId: string; attempt: AttemptRecord & { error: { code: string; message: string } }; delayMs: number | null };
 
 interface Pending {
-  write: Write;
-  resolve: (applied: boolean) => void;
-  reject: (err: unknown) => void;
+  result: AttemptResult;
+  /** Told whether the write applied (false: the lease was lost), or why it failed. */
+  done: (err: unknown, applied: boolean) => void;
 }
 
 /**
- * Group commit for attempt results. Every finished attempt's transition (complete or fail, with its attempt row)
- * is queued; whatever has queued during a short gathering pause, or while the previous commit was in flight, is
- * written in one transaction. Under load that turns N syncs into one, for about 2 ms of delay. Each write stays
- * its own guarded statement, so a stale lease still changes nothing; if a batch fails as a whole, its writes are
- * retried one by one, so one bad write cannot take the others down with it.
+ * Group commit for attempt results, all under one worker's lease. Whatever queues during a short gathering pause,
+ * or while the previous commit is in flight, is written in one transaction: the delivered jobs with one guarded
+ * UPDATE and one multi-row INSERT of their attempts, the failed ones (rare under load) one by one. Under load that
+ * turns hundreds of statements and syncs into a few, for at most `gatherMs` of delay before the record shows the
+ * result (the receiver has its answer long before). A stale lease still changes nothing; if a batch fails as a
+ * whole, its results are written one by one, so one bad write cannot take the others down with it.
  */
 export class ResultWriter {
   private queue: Pending[] = [];
@@ -22,19 +30,20 @@ export class ResultWriter {
 
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly caps: DialectCapabilities,
+    private readonly leaseId: string,
     private readonly maxBatch = 256,
     /**
      * How long a batch gathers before it commits. better-sqlite3 runs a whole transaction without letting a
-     * response in, so without a pause most batches would hold one result; 2 ms lets other answers share the sync.
+     * response in, so without a pause most batches would hold a handful of results, each batch paying a sync.
      */
-    private readonly gatherMs = 2,
+    private readonly gatherMs = 10,
   ) {}
 
-  submit(write: Write): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ write, resolve, reject });
-      if (!this.flushing) this.flushing = this.drain();
-    });
+  /** Queues a result; `done` hears how its write went (a callback, not a promise: one fewer per delivery). */
+  submit(result: AttemptResult, done: Pending['done']): void {
+    this.queue.push({ result, done });
+    if (!this.flushing) this.flushing = this.drain();
   }
 
   /** Resolves when everything submitted so far is written. */
@@ -46,19 +55,40 @@ export class ResultWriter {
     while (this.queue.length > 0) {
       if (this.gatherMs > 0 && this.queue.length < this.maxBatch) await new Promise((resolve) => setTimeout(resolve, this.gatherMs));
       const batch = this.queue.splice(0, this.maxBatch);
+      let applied: Set<string> | null = null;
       try {
-        const results = await this.db.transaction().execute(async (trx) => {
-          const out: boolean[] = [];
-          for (const p of batch) out.push(await p.write(trx));
-          return out;
-        });
-        batch.forEach((p, i) => p.resolve(results[i]!));
+        applied = await this.db.transaction().execute((trx) => this.write(trx, batch));
       } catch {
-        for (const p of batch) {
-          await this.db.transaction().execute(p.write).then(p.resolve, p.reject);
-        }
+        // One by one below, so one bad write cannot take the others down with it.
+      }
+      if (applied) {
+        for (const p of batch) p.done(null, applied.has(p.result.jobId));
+        continue;
+      }
+      for (const p of batch) {
+        await this.db
+          .transaction()
+          .execute((trx) => this.write(trx, [p]))
+          .then(
+            (one) => p.done(null, one.has(p.result.jobId)),
+            (err: unknown) => p.done(err, false),
+          );
       }
     }
     this.flushing = null;
+  }
+
+  private async write(trx: Kysely<Tables>, batch: readonly Pending[]): Promise<Set<string>> {
+    const delivered: Array<Extract<AttemptResult, { kind: 'delivered' }>> = [];
+    const failed: Array<Extract<AttemptResult, { kind: 'failed' }>> = [];
+    for (const { result } of batch) {
+      if (result.kind === 'delivered') delivered.push(result);
+      else failed.push(result);
+    }
+    const applied = await completeJobs(trx, this.caps, this.leaseId, delivered);
+    for (const f of failed) {
+      if (await failJob(trx, this.caps, f.jobId, this.leaseId, f.attempt, f.delayMs)) applied.add(f.jobId);
+    }
+    return applied;
   }
 }

@@ -68,9 +68,8 @@ export async function enabledTargets(db: Kysely<Tables>): Promise<TargetRow[]> {
 }
 
 /** Enabled targets subscribed to `topic`. Topics are a short JSON list, filtered here rather than in SQL. */
-export async function subscribedTargets(db: Kysely<Tables>, topic: Topic): Promise<Array<Pick<TargetRow, 'id'>>> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'topics']).where('enabled', '=', 1).execute();
-  return rows.filter((r) => (JSON.parse(r.topics) as string[]).includes(topic)).map((r) => ({ id: r.id }));
+export async function subscribedTargets(db: Kysely<Tables>, topic: Topic): Promise<TargetRow[]> {
+  return (await enabledTargets(db)).filter((t) => t.topics.includes(topic));
 }
 
 export async function updateTarget(

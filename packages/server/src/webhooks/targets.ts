@@ -4,7 +4,7 @@ import { iso } from '../lib/clock.js';
 import { randomToken } from '../lib/crypto.js';
 import { newId, TEST_RECORD_ID } from '../lib/ids.js';
 import { checkDestination, DestinationError, parseCidrList, webhookUrlProblem, type CidrList } from './destination-guard.js';
-import { enqueueEvent } from './fanout.js';
+import { afterCommit, enqueueEvent } from './fanout.js';
 import { deleteTarget, findTarget, insertTarget, updateTarget, type TargetRow } from './targets-store.js';
 import { killJobsOfTarget } from './queue/kill-target-jobs.js';
 import type { Topic } from './topics.js';
@@ -125,9 +125,13 @@ export function signingSecrets(ctx: Context, t: Pick<TargetRow, 'id' | 'secretSe
 export async function sendTest(ctx: Context, id: string): Promise<string> {
   await requireTarget(ctx, id);
   const now = ctx.clock.now();
-  const [jobId] = await ctx.database.db.transaction().execute((trx) =>
-    enqueueEvent(trx, { topic: 'webhook.test', collection: TEST_COLLECTION, recordId: TEST_RECORD_ID, payload: { test: true, occurredAt: iso(now) } }, now, id),
+  const handoff = ctx.handoff.current;
+  const enqueued = await ctx.database.db.transaction().execute((trx) =>
+    enqueueEvent(trx, ctx.database.caps, { topic: 'webhook.test', collection: TEST_COLLECTION, recordId: TEST_RECORD_ID, payload: { test: true, occurredAt: iso(now) } }, now, {
+      onlyTargetId: id,
+      handoff,
+    }),
   );
-  await ctx.database.signal.notify().catch(() => {});
-  return jobId!;
+  await afterCommit(ctx, enqueued, handoff);
+  return enqueued.ids[0]!;
 }

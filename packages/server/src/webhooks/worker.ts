@@ -3,14 +3,13 @@ import type { Context } from '../context.js';
 import { nextAttemptDelay } from './backoff.js';
 import type { AttemptOutcome, DeliveryRequest } from './http-client.js';
 import { classify } from './outcome.js';
-import { claimJobs, type ClaimedJob } from './queue/claim-jobs.js';
-import { completeJob } from './queue/complete-job.js';
-import { failJob } from './queue/fail-job.js';
+import { claimJobsOfTargets, type ClaimedJob, type ClaimOptions } from './queue/claim-jobs.js';
 import { releaseJobs } from './queue/release-jobs.js';
 import { rescueExpired } from './queue/rescue-expired.js';
 import { signatureHeader } from './signing.js';
 import { enabledTargets, type TargetRow } from './targets-store.js';
 import { signingSecrets } from './targets.js';
+import type { JobHandoff } from './handoff.js';
 import type { WebhookMetrics } from './metrics.js';
 import { ResultWriter } from './result-writer.js';
 
@@ -18,9 +17,22 @@ export interface DeliverySender {
   send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
 }
 
+/**
+ * A worker holds about this much of a target's work claimed (at its recent pace, at least two rounds of its
+ * concurrency): a fast receiver gets large claims, so claims (each a commit, on SQLite a sync) stay rare per
+ * delivery; a slow one gets two rounds, so other workers' share of its backlog is not hoarded. Waiting jobs hold a
+ * lease; one that waited so long the lease could lapse mid-attempt is handed back unused (see attempt()).
+ */
+const CLAIM_HORIZON_MS = 100;
+/** At most this many jobs held per target, and this many times the process-wide concurrency in all. */
+const MAX_HOLD_PER_TARGET = 256;
+const HOLD_ROUNDS = 16;
+
 interface Held {
   job: ClaimedJob;
   claimedAt: number;
+  /** Handed-over jobs bring the target row their write read; claimed ones use the worker's view. */
+  target?: TargetRow;
 }
 
 /**
@@ -28,9 +40,13 @@ interface Held {
  * `webhookTargetConcurrency` per target, so one slow receiver cannot take every slot. Wakes on commit
  * signals, with a slow poll as the fallback; rescues expired leases of dead workers.
  */
-export class DeliveryWorker {
+export class DeliveryWorker implements JobHandoff {
   private readonly leaseId = `lease_${randomBytes(12).toString('base64url')}`;
-  private readonly running = new Map<string, AbortController>();
+  private running = 0;
+  /** Aborted when stop()'s grace runs out: cancels every attempt still in flight. */
+  private cancelAll = new AbortController();
+  /** Per target: recent attempt duration (ms, moving average), to size its claims. */
+  private readonly pace = new Map<string, number>();
   private readonly runningPerTarget = new Map<string, number>();
   private readonly waiting = new Map<string, Held[]>();
   private waitingCount = 0;
@@ -55,12 +71,13 @@ export class DeliveryWorker {
     private readonly metrics: WebhookMetrics | null = null,
     private readonly random: () => number = Math.random,
   ) {
-    this.results = new ResultWriter(ctx.database.db);
+    this.results = new ResultWriter(ctx.database.db, ctx.database.caps, this.leaseId);
   }
 
   async start(): Promise<void> {
     this.stopped = false;
     this.refreshDue = true;
+    this.cancelAll = new AbortController();
     const wake = () => {
       this.refreshDue = true;
       this.kick();
@@ -70,13 +87,48 @@ export class DeliveryWorker {
     const rescueEvery = Math.max(1000, Math.min(15_000, (this.ctx.config.webhookLeaseSeconds * 1000) / 4));
     this.rescueTimer = setInterval(() => void this.rescue(), rescueEvery);
     await this.rescue();
+    this.ctx.handoff.current = this;
     this.kick();
+  }
+
+  /** JobHandoff: a new job of this process's own write, if its target has room here (same limits as a claim). */
+  leaseFor(webhookId: string): { leaseId: string; leaseMs: number } | null {
+    const { webhookConcurrency, webhookTargetConcurrency: perTarget } = this.ctx.config;
+    if (this.stopped) return null;
+    if (this.inFlight >= HOLD_ROUNDS * webhookConcurrency) return null;
+    if (this.busy(webhookId) >= this.holdFor(webhookId, perTarget)) return null;
+    return { leaseId: this.leaseId, leaseMs: this.ctx.config.webhookLeaseSeconds * 1000 };
+  }
+
+  /** JobHandoff: the jobs written under our lease have committed. */
+  adopt(jobs: Array<{ job: ClaimedJob; target: TargetRow }>): void {
+    if (this.stopped) {
+      void this.release(jobs.map((j) => j.job.id));
+      return;
+    }
+    this.hold(jobs);
+  }
+
+  private busy(targetId: string): number {
+    return (this.runningPerTarget.get(targetId) ?? 0) + (this.waiting.get(targetId)?.length ?? 0);
+  }
+
+  private hold(jobs: Array<{ job: ClaimedJob; target?: TargetRow }>): void {
+    const claimedAt = Date.now();
+    for (const { job, target } of jobs) {
+      const queue = this.waiting.get(job.webhook_id) ?? [];
+      queue.push({ job, claimedAt, target });
+      this.waiting.set(job.webhook_id, queue);
+      this.waitingCount++;
+    }
+    for (const targetId of new Set(jobs.map((j) => j.job.webhook_id))) this.startWaiting(targetId);
   }
 
   /** Stop claiming; give in-flight attempts `graceMs` to finish, then abort them and release their jobs. */
   async stop(graceMs = 5000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.ctx.handoff.current === this) this.ctx.handoff.current = null;
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.rescueTimer) clearInterval(this.rescueTimer);
     await this.unsubscribe?.().catch(() => {});
@@ -85,14 +137,14 @@ export class DeliveryWorker {
     this.waitingCount = 0;
     await this.release(waitingIds);
     const done = Promise.allSettled([...this.tasks]);
-    const timer = setTimeout(() => this.running.forEach((c) => c.abort()), graceMs);
+    const timer = setTimeout(() => this.cancelAll.abort(), graceMs);
     await done;
     clearTimeout(timer);
     await this.results.idle();
   }
 
   get inFlight(): number {
-    return this.running.size + this.waitingCount;
+    return this.running + this.waitingCount;
   }
 
   kick(): void {
@@ -112,10 +164,9 @@ export class DeliveryWorker {
   }
 
   /**
-   * Claims per target, each claim asking for just the slots that target has free. A target is topped up to two
-   * rounds (running + waiting) once it drops below one, so claims happen about once per round, not per delivery.
-   * Targets that had nothing due are skipped until the next wake-up or poll, so a busy target's completions do not
-   * probe idle ones.
+   * Claims per target. A target holds up to holdFor() jobs (running + waiting) and is topped up once it drops to
+   * half of that, so claims come about once per half-horizon of its work, not per delivery. Targets that had
+   * nothing due are skipped until the next wake-up or poll, so a busy target's completions do not probe idle ones.
    */
   private async pump(): Promise<void> {
     const { webhookConcurrency, webhookTargetConcurrency: perTarget } = this.ctx.config;
@@ -129,40 +180,52 @@ export class DeliveryWorker {
         return;
       }
     }
+    const leaseMs = this.ctx.config.webhookLeaseSeconds * 1000;
     while (!this.stopped) {
-      let claimed = 0;
+      // A claim is due once some target is down to half its hold. Then every target that has a quarter of its hold
+      // or more to fill is topped up in the same transaction: one commit (on SQLite one sync) for all of them,
+      // rather than one per target each time it runs low.
+      const wants: ClaimOptions[] = [];
+      let due = false;
+      let room = HOLD_ROUNDS * webhookConcurrency - this.inFlight;
       for (const target of this.targets.values()) {
-        // Up to one more round may wait behind the attempts in flight, so slots refill without a claim each.
-        const room = 2 * webhookConcurrency - this.inFlight;
-        if (room <= 0 || this.stopped) return;
-        const busy = (this.runningPerTarget.get(target.id) ?? 0) + (this.waiting.get(target.id)?.length ?? 0);
-        if (!target.enabled || busy >= perTarget || this.idleTargets.has(target.id)) continue;
-        let jobs: ClaimedJob[];
-        try {
-          jobs = await claimJobs(this.ctx.database.db, this.ctx.database.caps, {
-            leaseId: this.leaseId,
-            leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
-            limit: Math.min(room, 2 * perTarget - busy),
-            webhookId: target.id,
-          });
-        } catch (err) {
-          this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
-          return;
-        }
-        if (jobs.length === 0) {
-          this.idleTargets.add(target.id);
-          continue;
-        }
-        claimed += jobs.length;
-        const now = Date.now();
-        const queue = this.waiting.get(target.id) ?? [];
-        for (const job of jobs) queue.push({ job, claimedAt: now });
-        this.waiting.set(target.id, queue);
-        this.waitingCount += jobs.length;
-        this.startWaiting(target.id);
+        if (room <= 0) break;
+        if (!target.enabled || this.idleTargets.has(target.id)) continue;
+        const busy = this.busy(target.id);
+        const hold = this.holdFor(target.id, perTarget);
+        if (hold - busy < hold / 4) continue;
+        // Near the process-wide limit, wait for room for a useful claim rather than claim a job or two at a time.
+        if (room < Math.min(perTarget, hold - busy)) continue;
+        const limit = Math.min(room, hold - busy);
+        wants.push({ leaseId: this.leaseId, leaseMs, limit, webhookId: target.id });
+        room -= limit;
+        if (busy <= hold / 2) due = true;
       }
+      if (!due || this.stopped) return;
+      let claims: ClaimedJob[][];
+      try {
+        claims = await claimJobsOfTargets(this.ctx.database.db, this.ctx.database.caps, wants);
+      } catch (err) {
+        this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
+        return;
+      }
+      let claimed = 0;
+      claims.forEach((jobs, i) => {
+        if (jobs.length === 0) this.idleTargets.add(wants[i]!.webhookId);
+        claimed += jobs.length;
+      });
+      this.hold(claims.flat().map((job) => ({ job })));
       if (claimed === 0) return;
     }
+  }
+
+  private holdFor(targetId: string, perTarget: number): number {
+    const ms = this.pace.get(targetId);
+    // The slots this target actually gets: its own limit, or its share of the process-wide one when many are busy.
+    const active = Math.max(1, this.targets.size - this.idleTargets.size);
+    const slots = Math.min(perTarget, this.ctx.config.webhookConcurrency / active);
+    const paced = ms === undefined ? 0 : Math.ceil((slots * CLAIM_HORIZON_MS) / Math.max(ms, 0.5));
+    return Math.min(MAX_HOLD_PER_TARGET, Math.max(2 * perTarget, paced));
   }
 
   private async refreshTargets(): Promise<void> {
@@ -178,25 +241,24 @@ export class DeliveryWorker {
       queue &&
       queue.length > 0 &&
       (this.runningPerTarget.get(targetId) ?? 0) < limit &&
-      this.running.size < this.ctx.config.webhookConcurrency &&
+      this.running < this.ctx.config.webhookConcurrency &&
       !this.stopped
     ) {
       const held = queue.shift()!;
       this.waitingCount--;
       this.runningPerTarget.set(targetId, (this.runningPerTarget.get(targetId) ?? 0) + 1);
-      const controller = new AbortController();
-      this.running.set(held.job.id, controller);
-      const task = this.attempt(held, controller.signal)
+      this.running++;
+      const task = this.attempt(held, this.cancelAll.signal)
         .catch((err: unknown) => this.ctx.logger.error({ err, deliveryId: held.job.id }, 'delivery attempt crashed'))
         .finally(() => {
           this.tasks.delete(task);
-          this.running.delete(held.job.id);
+          this.running--;
           const left = (this.runningPerTarget.get(targetId) ?? 1) - 1;
           if (left === 0) this.runningPerTarget.delete(targetId);
           else this.runningPerTarget.set(targetId, left);
           // A freed slot goes to this target's next job, or, when the process-wide limit held others back, theirs.
           this.startWaiting(targetId);
-          for (const other of this.waiting.keys()) if (this.running.size < this.ctx.config.webhookConcurrency) this.startWaiting(other);
+          for (const other of this.waiting.keys()) if (this.running < this.ctx.config.webhookConcurrency) this.startWaiting(other);
           this.kick();
         });
       this.tasks.add(task);
@@ -206,8 +268,7 @@ export class DeliveryWorker {
 
   private async attempt(held: Held, signal: AbortSignal): Promise<void> {
     const { job } = held;
-    const { caps } = this.ctx.database;
-    const target = this.targets.get(job.webhook_id);
+    const target = held.target ?? this.targets.get(job.webhook_id);
     const leaseLeft = this.ctx.config.webhookLeaseSeconds * 1000 - (Date.now() - held.claimedAt);
     // Deleted or disabled since the claim, or waited so long the lease could lapse mid-attempt: hand it back unused.
     if (!target || !target.enabled || leaseLeft < this.ctx.config.webhookTimeoutMs) {
@@ -244,6 +305,8 @@ export class DeliveryWorker {
       return;
     }
     const verdict = classify(outcome);
+    const pace = this.pace.get(target.id);
+    this.pace.set(target.id, pace === undefined ? outcome.durationMs : 0.8 * pace + 0.2 * outcome.durationMs);
     const record = {
       startedAt,
       durationMs: outcome.durationMs,
@@ -251,23 +314,20 @@ export class DeliveryWorker {
       responseSnippet: outcome.kind === 'response' ? outcome.snippet : '',
     };
     this.metrics?.observeAttempt(verdict.kind === 'delivered' ? 'delivered' : verdict.error.code, outcome.durationMs);
-    let write: Promise<boolean>;
-    if (verdict.kind === 'delivered') {
-      write = this.results.submit((trx) => completeJob(trx, caps, job.id, this.leaseId, { ...record, error: null }));
-    } else {
-      const attemptInRound = job.attempt_count + 1 - job.round_start;
-      const delay = nextAttemptDelay(this.ctx.config.webhookRetrySchedule, attemptInRound, verdict.retryAfterSeconds, this.random);
-      write = this.results.submit((trx) => failJob(trx, caps, job.id, this.leaseId, { ...record, error: verdict.error }, delay));
-    }
     // The slot frees as soon as the HTTP attempt ends; the result joins the next group commit meanwhile. The job
     // stays `delivering` under this worker's lease until then, so nobody else can take it; if the write never
     // lands (database gone, process killed) the lease expires and the job is delivered again: at least once.
-    void write.then(
-      (applied) => {
-        if (!applied) this.ctx.logger.warn({ deliveryId: job.id }, 'lease lost before the attempt was recorded; another worker owns the job');
-      },
-      (err: unknown) => this.ctx.logger.error({ err, deliveryId: job.id }, 'recording the attempt failed; the job is retried when its lease expires'),
-    );
+    const written = (err: unknown, applied: boolean): void => {
+      if (err) this.ctx.logger.error({ err, deliveryId: job.id }, 'recording the attempt failed; the job is retried when its lease expires');
+      else if (!applied) this.ctx.logger.warn({ deliveryId: job.id }, 'lease lost before the attempt was recorded; another worker owns the job');
+    };
+    if (verdict.kind === 'delivered') {
+      this.results.submit({ kind: 'delivered', jobId: job.id, attempt: { ...record, error: null } }, written);
+    } else {
+      const attemptInRound = job.attempt_count + 1 - job.round_start;
+      const delay = nextAttemptDelay(this.ctx.config.webhookRetrySchedule, attemptInRound, verdict.retryAfterSeconds, this.random);
+      this.results.submit({ kind: 'failed', jobId: job.id, attempt: { ...record, error: verdict.error }, delayMs: delay }, written);
+    }
   }
 
   /** Opening a sealed secret per attempt is wasted work: keep the plain secrets until the row or the overlap changes. */

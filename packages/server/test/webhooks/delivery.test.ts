@@ -205,6 +205,41 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     expect(signatureValid(rig.receiver.requests[1]!.headers, rig.receiver.requests[1]!.body, [immediate.secret])).toBe(true);
   });
 
+  it('a write in a process whose worker has room hands the job over: born delivering under its lease, no claim', async () => {
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_TARGET_CONCURRENCY: '1' });
+    const target = await rig.target();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    rig.receiver.setHandler(async (_req, res) => {
+      await gate;
+      res.writeHead(200).end('ok');
+    });
+    const db = rig.ctx.database.db;
+    const jobsOf = async () => db.selectFrom('delivery_jobs').select(['id', 'state', 'lease_id', 'lease_expires_at']).orderBy('id').execute();
+    // One slot for the target, so the worker holds at most two jobs: the third write leaves its job pending.
+    for (const title of ['a', 'b', 'c']) await rig.createRecord({ title });
+    const rows = await jobsOf();
+    expect(rows.map((r) => r.state)).toEqual(['delivering', 'delivering', 'pending']);
+    expect(rows[0]!.lease_id).toMatch(/^lease_/);
+    expect(rows[1]!.lease_id).toBe(rows[0]!.lease_id);
+    // Timed by the database clock, as a claim's lease is: about SVC_WEBHOOK_LEASE_SECONDS (60 s) from now.
+    expect(Math.abs(Number(rows[0]!.lease_expires_at) - (Date.now() + 60_000))).toBeLessThan(5_000);
+    release();
+    for (const r of rows) await settled(r.id, 'delivered');
+    expect(rig.receiver.requests).toHaveLength(3);
+    expect(rig.receiver.requests.every((req) => signatureValid(req.headers, req.body, [target.secret]))).toBe(true);
+  });
+
+  it('without a running worker every job is written pending, for any worker to claim', async () => {
+    rig = await createDeliveryRig(dialect, {}, { startWorker: false });
+    await rig.target();
+    await rig.createRecord({ title: 'queued' });
+    const rows = await rig.ctx.database.db.selectFrom('delivery_jobs').select(['state', 'lease_id']).execute();
+    expect(rows).toEqual([{ state: 'pending', lease_id: null }]);
+    await rig.worker.start();
+    await waitFor(() => rig.receiver.requests.length === 1, 'claimed delivery');
+  });
+
   it('POST /webhooks/{id}/test delivers a webhook.test envelope', async () => {
     rig = await createDeliveryRig(dialect);
     const target = await rig.target(['record.created']);

@@ -32,6 +32,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
   return {
     db,
     caps,
+    write: (work) => db.transaction().execute(work),
     signal: {
       notify: async () => {
         await sql`select pg_notify(${CHANNEL}, '')`.execute(db);

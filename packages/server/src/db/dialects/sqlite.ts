@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
 import type { Database, DialectCapabilities } from './types.js';
 
@@ -50,9 +51,11 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
+  const grouped = new GroupCommit(db);
   return {
     db,
     caps,
+    write: (work) => grouped.run(work),
     signal: {
       notify: async () => {
         emitter.emit('jobs');

@@ -32,6 +32,11 @@ export interface Database {
   readonly db: Kysely<Tables>;
   readonly caps: DialectCapabilities;
   readonly signal: JobSignal;
+  /**
+   * A write transaction for the request path. On SQLite the ones that arrive together share one commit (see
+   * group-commit.ts); on PostgreSQL it is a plain transaction (the server overlaps concurrent commits itself).
+   */
+  write<T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T>;
   /** Liveness of the connection, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
