@@ -22,6 +22,33 @@ import type { FastifyInstance } from 'fastify';
 export const createLogger = (config: Config): Logger =>
   pino({ level: config.logLevel, base: { service: 'svc' }, timestamp: pino.stdTimeFunctions.isoTime, redact: ['req.headers.authorization', 'req.headers.cookie'] });
 
+/** The part of pino's default destination (sonic-boom) that a clean exit needs. */
+interface EndableStream {
+  destroyed?: boolean;
+  end?: () => void;
+  once(event: 'close' | 'error', listener: () => void): unknown;
+}
+
+/**
+ * Resolves once every log line already logged is written, in order. pino writes to stdout
+ * asynchronously; a process.exit() with a write still in flight can lose or reorder the last lines
+ * (the "stopped" that tells an operator the shutdown was clean). Waits at most `timeoutMs`.
+ */
+export function drainLogger(logger: Logger, timeoutMs = 2_000): Promise<void> {
+  const stream = (logger as unknown as Record<symbol, EndableStream | undefined>)[pino.symbols.streamSym];
+  if (!stream || typeof stream.end !== 'function' || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    stream.once('close', done);
+    stream.once('error', done);
+    stream.end!();
+  });
+}
+
 export interface OpenOptions {
   logger?: Logger;
   clock?: Clock;

@@ -5,7 +5,7 @@ import { createApiToken } from '../auth/api-tokens.js';
 import { SCOPES, type Scope } from '../auth/api-tokens-store.js';
 import { createAdmin } from '../auth/setup.js';
 import { AppError } from '../errors.js';
-import { openContext, startProcess, type Running } from '../runtime.js';
+import { drainLogger, openContext, startProcess, type Running } from '../runtime.js';
 import { pino } from 'pino';
 
 /** Errors go to stderr with exit status 1; a command's result alone goes to stdout. */
@@ -36,19 +36,20 @@ async function runForever(parts: { api: boolean; worker: boolean }): Promise<voi
     if (stopping) return;
     stopping = true;
     ctx.logger.info({ signal }, 'stopping');
+    const exit = (code: number) => void drainLogger(ctx.logger).then(() => process.exit(code));
     const force = setTimeout(() => {
       ctx.logger.error('shutdown took too long; exiting');
-      process.exit(1);
+      exit(1);
     }, 30_000);
     force.unref();
     running.stop().then(
       () => {
         ctx.logger.info('stopped');
-        process.exit(0);
+        exit(0);
       },
       (err: unknown) => {
         ctx.logger.error({ err }, 'error while stopping');
-        process.exit(1);
+        exit(1);
       },
     );
   };

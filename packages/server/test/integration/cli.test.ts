@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,9 @@ import { freePort } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+/** The built command, as `npm start` and users run it (`npm test` builds first); the source through tsx otherwise. */
+const BUILT = fileURLToPath(new URL('../../dist/svc.mjs', import.meta.url));
+const serveCommand = existsSync(BUILT) ? [BUILT] : ['--import', 'tsx', MAIN];
 
 function svc(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
@@ -16,7 +20,8 @@ function svc(args: string[], env: Record<string, string>): Promise<{ code: numbe
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': the exit can be reported before the last output has been read from the pipes.
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -64,7 +69,7 @@ describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
   it('serve answers /readyz and exits cleanly on SIGTERM', async () => {
     const port = await freePort();
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], { env: { ...clean, ...env, SVC_PORT: String(port), SVC_LOG_LEVEL: 'info' } });
+    const child = spawn(process.execPath, [...serveCommand, 'serve'], { env: { ...clean, ...env, SVC_PORT: String(port), SVC_LOG_LEVEL: 'info' } });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const ready = await waitFor(async () => {
@@ -75,7 +80,7 @@ describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/capabilities`, { headers: { 'x-request-id': 'cli-test-1' } });
     expect(res.status).toBe(200);
     const code = await new Promise<number | null>((resolve) => {
-      child.on('exit', (c) => resolve(c));
+      child.on('close', (c) => resolve(c));
       child.kill('SIGTERM');
     });
     expect(code).toBe(0);
