@@ -296,7 +296,7 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await byTestId('webhook-enabled').uncheck();
     await byTestId('webhook-submit').click();
     await byTestId('webhook-secret').waitFor();
-    expect(await byTestId('webhook-title').textContent()).toContain(XSS_NAME);
+    await expect.poll(() => byTestId('webhook-title').textContent()).toContain(XSS_NAME);
     await page.goto(url('/admin/#/webhooks'));
     await expect.poll(() => byTestId('webhook-row').count()).toBe(2);
     const xssRow = byTestId('webhook-row').filter({ hasText: XSS_NAME });

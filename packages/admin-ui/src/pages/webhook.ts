@@ -13,7 +13,7 @@ import { badge, card, loading, pageHeader } from './common.js';
  * A secret arrives in exactly one answer (create, rotate). It is handed from the create page to the
  * target's page in memory only, shown once, and then forgotten: never stored, never in the URL.
  */
-let freshSecret: { id: string; secret: string } | null = null;
+let fresh: { target: Webhook; secret: string } | null = null;
 
 const SECRET_WARNING = 'Copy this signing secret into your receiver’s secret store now. It will never be shown again — if it is lost, rotate the secret.';
 
@@ -23,7 +23,7 @@ export function webhookNewPage(): HTMLElement {
     submitLabel: 'Create webhook',
     onSubmit: async (input) => {
       const created = await api.post<Webhook>('/webhooks', input);
-      freshSecret = created.secret ? { id: created.id, secret: created.secret } : null;
+      fresh = created.secret ? { target: created, secret: created.secret } : null;
       navigate(`/webhooks/${encodeURIComponent(created.id)}`);
     },
   });
@@ -40,10 +40,11 @@ export function webhookPage(ctx: PageContext): HTMLElement {
   const header = h('div', null, pageHeader(id, { testid: 'webhook-title' }));
   const body = h('div', { class: 'stack-lg' }, loading());
 
-  if (freshSecret && freshSecret.id === id) {
-    replace(secretSlot, oneTimeSecret({ title: 'Webhook created — signing secret', value: freshSecret.secret, testid: 'webhook-secret', copyTestid: 'copy-secret', warning: SECRET_WARNING }));
+  const created = fresh && fresh.target.id === id ? fresh : null;
+  fresh = null;
+  if (created) {
+    replace(secretSlot, oneTimeSecret({ title: 'Webhook created — signing secret', value: created.secret, testid: 'webhook-secret', copyTestid: 'copy-secret', warning: SECRET_WARNING }));
   }
-  freshSecret = null;
 
   const load = async () => {
     let target: Webhook;
@@ -122,6 +123,8 @@ export function webhookPage(ctx: PageContext): HTMLElement {
     });
   };
 
+  // A target just created is known already: its header shows at once, with the secret, not after a reload.
+  if (created) replace(header, headerFor(created.target));
   void load();
   return h('div', { class: 'page' },
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/webhooks' }, 'Webhooks'), ' / '),
