@@ -32,6 +32,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     duration: { type: 'string' },
     jobs: { type: 'string' },
+    'w6-rate': { type: 'string' },
     logs: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     readme: { type: 'boolean' },
@@ -44,6 +45,7 @@ if (args.help) {
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
   --only      run these workloads (W1…W8); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
+  --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --logs      keep svc's stdout (info JSON logs) in the temporary directory, and keep that directory
   --readme    update bench/README.md (default: on for full runs, off for --quick and --only)`);
   process.exit(0);
@@ -60,6 +62,7 @@ const opts = {
   w4Databases: quick ? ['sqlite'] : ['sqlite', 'pg'],
   w4Targets: quick ? [1] : [1, 10],
   w7Jobs: 2400,
+  w6Rate: args['w6-rate'] ? Number(args['w6-rate']) : null,
   coldStarts: 5,
   gwConcurrency: 16,
   profileJobs: 5000,
@@ -89,7 +92,7 @@ const ctx = {
   shared: {},
   versions,
   pgPrefix: `svc_bench_${process.pid}`,
-  cpuProfDir: null,
+  cpuProfDir: process.env.BENCH_CPU_PROF_DIR ?? null,
   progress: (w, msg) => console.log(`${elapsed()} [${w}] ${msg}`),
   dir: (name) => {
     const d = join(tmp, name);

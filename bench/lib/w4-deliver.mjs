@@ -81,9 +81,15 @@ async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs = 0, la
   const t0 = nowNs();
   const workers = [];
   try {
+    // All at once: started one after another, the first would deliver alone for the others' start-up time.
+    const starting = [];
     for (let i = 0; i < processes; i++) {
-      workers.push(await startSvc({ mode: 'worker', databaseUrl: clone.url, tls: ctx.tls, logFile: ctx.logFile(`${label}-worker${i}`), cpuProfDir: ctx.cpuProfDir }));
+      starting.push(startSvc({ mode: 'worker', databaseUrl: clone.url, tls: ctx.tls, logFile: ctx.logFile(`${label}-worker${i}`), cpuProfDir: ctx.cpuProfDir }));
     }
+    const started = await Promise.allSettled(starting);
+    for (const s of started) if (s.status === 'fulfilled') workers.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
     const d = await finished(done, receiver, t0);
     return { seconds: ms(t0, d.lastNs) / 1000, firstMs: ms(t0, d.firstNs), steadySeconds: ms(d.firstNs, d.lastNs) / 1000, count: d.count, partial: d.partial };
   } finally {
