@@ -33,6 +33,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string' },
     jobs: { type: 'string' },
     'w6-rate': { type: 'string' },
+    w4: { type: 'string' },
     logs: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     readme: { type: 'boolean' },
@@ -46,6 +47,7 @@ if (args.help) {
   --only      run these workloads (W1…W8); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
+  --w4 LIST   W4 cells to run, e.g. sqlite:10,pg:1 (default: sqlite and pg, 1 and 10 targets)
   --logs      keep svc's stdout (info JSON logs) in the temporary directory, and keep that directory
   --readme    update bench/README.md (default: on for full runs, off for --quick and --only)`);
   process.exit(0);
@@ -59,8 +61,9 @@ const opts = {
   connections: 64,
   records: 10_000,
   jobs: Number(args.jobs ?? (quick ? 2_000 : 20_000)),
-  w4Databases: quick ? ['sqlite'] : ['sqlite', 'pg'],
-  w4Targets: quick ? [1] : [1, 10],
+  w4Configs: args.w4
+    ? args.w4.split(',').map((c) => ({ kind: c.split(':')[0], targets: Number(c.split(':')[1] ?? 1) }))
+    : (quick ? ['sqlite'] : ['sqlite', 'pg']).flatMap((kind) => (quick ? [1] : [1, 10]).map((targets) => ({ kind, targets }))),
   w7Jobs: 2400,
   w6Rate: args['w6-rate'] ? Number(args['w6-rate']) : null,
   coldStarts: 5,

@@ -33,17 +33,23 @@ async function seedTemplate(ctx, { kind, name, targets, jobs, receiver }) {
     await svc.stop();
   }
   if (kind === 'pg') await query(url, `alter database ${ctx.pgPrefix}_${name}_tpl reset synchronous_commit`);
-  const rows = kind === 'sqlite' ? readSqlite(url.slice(7)) : await query(url, "select id, webhook_id, body from delivery_jobs where state = 'pending' order by id");
+  const rows = (kind === 'sqlite' ? readSqlite(url.slice(7)) : await query(url, PENDING_JOBS)).map((r) => ({ ...r, body: envelope(r) }));
   if (rows.length !== Math.ceil(jobs / targets) * targets) throw new Error(`${name}: expected ${jobs} pending jobs, found ${rows.length}`);
   const jobsFile = join(dir, 'jobs.ndjson');
   writeFileSync(jobsFile, rows.map((r) => JSON.stringify([hooks.indexOf(r.webhook_id), r.id, r.body])).join('\n') + '\n');
   return { url, jobsFile, count: rows.length, dir, kind, name };
 }
 
+// The baseline posts the same bytes svc sends: the job's envelope, built from the job and its event's payload.
+const PENDING_JOBS = `select j.id, j.webhook_id, j.topic, j.collection, j.record_id, e.payload
+  from delivery_jobs j join events e on e.id = j.event_id where j.state = 'pending' order by j.id`;
+const envelope = (r) =>
+  `{"version":"1","id":${JSON.stringify(r.id)},"topic":${JSON.stringify(r.topic)},"collection":${JSON.stringify(r.collection)},"recordId":${JSON.stringify(r.record_id)},"payload":${r.payload}}`;
+
 function readSqlite(path) {
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare("select id, webhook_id, body from delivery_jobs where state = 'pending' order by id").all();
+    return db.prepare(PENDING_JOBS).all();
   } finally {
     db.close();
   }
@@ -116,9 +122,7 @@ async function drainWithBaseline(ctx, tpl, receiver, urls) {
 /** W4: drain due jobs to 1 and to 10 targets; svc vs an undici client with the same connection budget. */
 export async function w4(ctx, receiver) {
   const { opts } = ctx;
-  const configs = [];
-  for (const kind of opts.w4Databases) for (const targets of opts.w4Targets) configs.push({ kind, targets });
-  for (const { kind, targets } of configs) {
+  for (const { kind, targets } of opts.w4Configs) {
     const name = `w4_${kind}_${targets}t`;
     const tpl = await seedTemplate(ctx, { kind, name, targets, jobs: opts.jobs, receiver });
     const urls = receiver.urls.slice(0, targets);

@@ -81,6 +81,8 @@ export interface EventsTable {
   topic: string;
   collection: string;
   record_id: string;
+  /** The envelope's `payload` as JSON text, kept once for all of the event's jobs; null when no target was subscribed. */
+  payload: string | null;
   created_at: number;
 }
 
@@ -93,8 +95,6 @@ export interface DeliveryJobsTable {
   topic: string;
   collection: string;
   record_id: string;
-  /** The exact envelope bytes: they never change between attempts. */
-  body: string;
   state: JobState;
   attempt_count: number;
   /** attempt_count at which the current round of the schedule began (a manual retry starts a new round). */

@@ -27,6 +27,21 @@ export interface EventInput {
   payload: Record<string, unknown>;
 }
 
-/** The exact bytes of a delivery body; the field order is the seed's. Computed once per job, never again. */
+/** What a job row holds of its envelope; the payload is the event's (stored once for all its jobs). */
+export interface EnvelopeParts {
+  id: string;
+  topic: string;
+  collection: string;
+  record_id: string;
+}
+
+/**
+ * The exact bytes of a delivery body, in the seed's field order, from the job and its event's payload as stored
+ * JSON text. The same text as JSON.stringify of the whole envelope, so every attempt of a job sends the same bytes.
+ */
+export const envelopeOf = (job: EnvelopeParts, payloadJson: string): string =>
+  `{"version":"1","id":${JSON.stringify(job.id)},"topic":${JSON.stringify(job.topic)},"collection":${JSON.stringify(job.collection)},"recordId":${JSON.stringify(job.record_id)},"payload":${payloadJson}}`;
+
+/** The envelope of a new delivery of `e`. */
 export const envelopeBody = (deliveryId: string, e: EventInput): string =>
-  JSON.stringify({ version: '1', id: deliveryId, topic: e.topic, collection: e.collection, recordId: e.recordId, payload: e.payload });
+  envelopeOf({ id: deliveryId, topic: e.topic, collection: e.collection, record_id: e.recordId }, JSON.stringify(e.payload));

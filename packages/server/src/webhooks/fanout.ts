@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { Tables } from '../db/tables.js';
 import { newId } from '../lib/ids.js';
-import { envelopeBody, type EventInput } from './envelope.js';
+import { envelopeOf, type EventInput } from './envelope.js';
 import type { JobHandoff } from './handoff.js';
 import type { ClaimedJob } from './queue/claim-jobs.js';
 import { findTargets, subscribedTargets, type TargetRow } from './targets-store.js';
@@ -41,23 +41,24 @@ export async function enqueueEvent(
   const { onlyTargetId, handoff = null } = opts;
   const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : await subscribedTargets(trx, event.topic);
   const eventId = newId('evt', now);
-  await trx.insertInto('events').values({ id: eventId, topic: event.topic, collection: event.collection, record_id: event.recordId, created_at: now }).execute();
-  if (targets.length === 0) return NOTHING_ENQUEUED;
+  // The payload is stored once, on the event, for all of its jobs (none: nothing will ever read it).
+  const payload = targets.length === 0 ? null : JSON.stringify(event.payload);
+  await trx.insertInto('events').values({ id: eventId, topic: event.topic, collection: event.collection, record_id: event.recordId, payload, created_at: now }).execute();
+  if (payload === null) return NOTHING_ENQUEUED;
   const handedOver: Enqueued['handedOver'] = [];
   const jobs = targets.map((t) => {
     const id = newId('del', now);
-    const body = envelopeBody(id, event);
     const lease = handoff?.leaseFor(t.id) ?? null;
+    const parts = { id, topic: event.topic, collection: event.collection, record_id: event.recordId };
     // The lease is timed by the database clock, as a claim's is.
-    if (lease) handedOver.push({ job: { id, webhook_id: t.id, body, attempt_count: 0, round_start: 0, lease_id: lease.leaseId, lease_expires_at: 0 }, target: t });
+    if (lease) {
+      const job = { id, webhook_id: t.id, body: envelopeOf(parts, payload), attempt_count: 0, round_start: 0, lease_id: lease.leaseId, lease_expires_at: 0 };
+      handedOver.push({ job, target: t });
+    }
     return {
-      id,
+      ...parts,
       webhook_id: t.id,
       event_id: eventId,
-      topic: event.topic,
-      collection: event.collection,
-      record_id: event.recordId,
-      body,
       state: lease ? ('delivering' as const) : ('pending' as const),
       attempt_count: 0,
       round_start: 0,

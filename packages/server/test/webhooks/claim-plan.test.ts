@@ -1,6 +1,8 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimJobs, claimJobsOfTargets, claimStatement } from '../../src/webhooks/queue/claim-jobs.js';
+import { queueStats, queueStatsStatement } from '../../src/webhooks/queue/jobs-store.js';
+import { rescueExpired, rescueStatement } from '../../src/webhooks/queue/rescue-expired.js';
 import { DIALECTS } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 
@@ -25,10 +27,11 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
                 values (${id}, ${id}, 'https://example.com/', '["*"]', 1, 'x', ${now}, ${now})`.execute(db);
     }
     // 3 000 due jobs per target, the oldest due last by id, so a plan that ignores next_attempt_at shows.
-    await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, body, state, attempt_count,
+    await sql`insert into events (id, topic, collection, record_id, payload, created_at) values ('evt', 'record.created', 'c', 'rec', '{"n":1}', ${now})`.execute(db);
+    await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count,
                 round_start, next_attempt_at, created_at, updated_at)
               with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000)
-              select 'job_' || w.id || '_' || (10000 + i), w.id, 'evt', 'record.created', 'c', 'rec', '{}', 'pending', 0, 0,
+              select 'job_' || w.id || '_' || (10000 + i), w.id, 'evt', 'record.created', 'c', 'rec', 'pending', 0, 0,
                      cast(${now} as bigint) - i, ${now}, ${now}
                 from n cross join (select id from webhooks) w`.execute(db);
     if (dialect === 'postgres') await sql`analyze delivery_jobs`.execute(db);
@@ -39,10 +42,9 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
     const plan = rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
     expect(plan).not.toMatch(/Seq Scan on delivery_jobs|SCAN delivery_jobs/);
     if (dialect === 'sqlite') {
-      // Every step an index probe: the claim index for the due jobs, the primary key for the update.
-      expect(plan).toMatch(/delivery_jobs_claim \(webhook_id=\? AND state=\? AND next_attempt_at<\?\)/);
+      // Every step an index probe: the target's pending jobs by due time, the primary key for the update.
+      expect(plan).toMatch(/delivery_jobs_pending \(webhook_id=\? AND next_attempt_at<\?\)/);
       expect(plan).toMatch(/sqlite_autoindex_delivery_jobs_1 \(id=\?\)/);
-      expect(plan).not.toMatch(/delivery_jobs_due/);
     } else {
       // PostgreSQL may pick either due-order index for the subquery (its costs decide); the update is by key.
       expect(plan).toMatch(/Index Scan using delivery_jobs_pkey on delivery_jobs\s/);
@@ -52,6 +54,8 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
     const claimed = await claimJobs(db, caps, { leaseId: 'lease_x', leaseMs: 60_000, limit: 16, webhookId: 'wh_a' });
     expect(claimed.map((j) => j.id).sort()).toEqual(Array.from({ length: 16 }, (_, k) => `job_wh_a_${12985 + k}`));
     expect(claimed.every((j) => j.webhook_id === 'wh_a' && j.lease_id === 'lease_x')).toBe(true);
+    // The body comes back whole: the job's own fields and its event's payload, in the seed's order.
+    expect(claimed[0]!.body).toBe(`{"version":"1","id":"${claimed[0]!.id}","topic":"record.created","collection":"c","recordId":"rec","payload":{"n":1}}`);
     const states = await db.selectFrom('delivery_jobs').select(['webhook_id', 'state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy(['webhook_id', 'state']).orderBy('webhook_id').orderBy('state').execute();
     expect(states.map((s) => [s.webhook_id, s.state, Number(s.n)])).toEqual([
       ['wh_a', 'delivering', 16],
@@ -66,5 +70,22 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
     ]);
     expect(forB!.map((j) => j.id).sort()).toEqual(['job_wh_b_12998', 'job_wh_b_12999', 'job_wh_b_13000']);
     expect(forA!.map((j) => j.id).sort()).toEqual(['job_wh_a_12983', 'job_wh_a_12984']);
+
+    // Delivered jobs leave the queue's indexes: the rescue and the queue gauges read only unfinished jobs.
+    await sql`update delivery_jobs set state = 'delivered' where webhook_id = 'wh_b'`.execute(db);
+    const queries = [
+      rescueStatement(caps).compile(db),
+      queueStatsStatement(db, caps).compile(),
+    ];
+    for (const q of queries) {
+      const { rows: steps } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + q.sql, [...q.parameters]));
+      const text = steps.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
+      if (dialect === 'sqlite') {
+        expect(text).not.toMatch(/SCAN delivery_jobs(?! USING COVERING INDEX delivery_jobs_(pending_due|leases))/);
+        expect(text).toMatch(/delivery_jobs_(leases|pending_due)/);
+      }
+    }
+    expect(await queueStats(db, caps)).toMatchObject({ byState: { pending: 2982, delivering: 18 } });
+    expect(await rescueExpired(db, caps)).toBe(0);
   });
 });

@@ -7,7 +7,6 @@ import { exited, spawnSvc } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 import { iso } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
-import { envelopeBody } from '../../src/webhooks/envelope.js';
 
 /** Several `svc worker` processes share one PostgreSQL database: every job delivered once, never in flight twice. */
 describe.skipIf(!POSTGRES_URL)('three workers on PostgreSQL', () => {
@@ -22,17 +21,19 @@ describe.skipIf(!POSTGRES_URL)('three workers on PostgreSQL', () => {
     const target = await rig.target(['record.created']);
     // Seed due jobs directly (the write path is tested elsewhere): this measures the queue, not the API.
     const now = Date.now();
-    const rows = Array.from({ length: JOBS }, (_, i) => {
-      const id = newId('del', now);
-      const recordId = newId('rec', now);
-      return {
-        id, webhook_id: target.id, event_id: newId('evt', now), topic: 'record.created', collection: 'issues', record_id: recordId,
-        body: envelopeBody(id, { topic: 'record.created', collection: 'issues', recordId, payload: { n: i, occurredAt: iso(now) } }),
-        state: 'pending' as const, attempt_count: 0, round_start: 0, next_attempt_at: now, lease_id: null, lease_expires_at: null,
-        last_error_code: null, last_error_message: null, created_at: now, updated_at: now,
-      };
-    });
-    for (let i = 0; i < rows.length; i += 500) await rig.ctx.database.db.insertInto('delivery_jobs').values(rows.slice(i, i + 500)).execute();
+    const events = Array.from({ length: JOBS }, (_, i) => ({
+      id: newId('evt', now), topic: 'record.created', collection: 'issues', record_id: newId('rec', now),
+      payload: JSON.stringify({ n: i, occurredAt: iso(now) }), created_at: now,
+    }));
+    const rows = events.map((e) => ({
+      id: newId('del', now), webhook_id: target.id, event_id: e.id, topic: e.topic, collection: e.collection, record_id: e.record_id,
+      state: 'pending' as const, attempt_count: 0, round_start: 0, next_attempt_at: now, lease_id: null, lease_expires_at: null,
+      last_error_code: null, last_error_message: null, created_at: now, updated_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += 500) {
+      await rig.ctx.database.db.insertInto('events').values(events.slice(i, i + 500)).execute();
+      await rig.ctx.database.db.insertInto('delivery_jobs').values(rows.slice(i, i + 500)).execute();
+    }
 
     const inFlight = new Set<string>();
     let overlaps = 0;

@@ -8,7 +8,7 @@ import { iso } from '../../lib/clock.js';
 import { decodeCursor, page } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { listAttempts } from '../../webhooks/queue/attempts-store.js';
-import { findJob, listJobs } from '../../webhooks/queue/jobs-store.js';
+import { findEnvelope, findJob, listJobs } from '../../webhooks/queue/jobs-store.js';
 import { retryDeadJob } from '../../webhooks/queue/retry-dead-job.js';
 import { DeliveryJob, DeliveryJobDetail, DeliveryJobList, ListQuery, errorResponses, ref } from '../schemas.js';
 
@@ -58,7 +58,7 @@ export const adminDeliveryRoutes =
       const attempts = await listAttempts(ctx.database.db, job.id);
       return {
         ...presentJob(job),
-        envelope: JSON.parse(job.body) as Record<string, unknown>,
+        envelope: JSON.parse(await findEnvelope(ctx.database.db, job)) as Record<string, unknown>,
         attempts: attempts.map((a) => ({
           number: a.number,
           startedAt: iso(a.started_at),

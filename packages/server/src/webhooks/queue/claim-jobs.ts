@@ -1,8 +1,14 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { DeliveryJobsTable, Tables } from '../../db/tables.js';
+import { envelopeOf } from '../envelope.js';
 
-export type ClaimedJob = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'body' | 'attempt_count' | 'round_start' | 'lease_id' | 'lease_expires_at'>;
+/** A job held under a lease, with the exact bytes it sends (`body`, rebuilt from the job and its event's payload). */
+export type ClaimedJob = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'attempt_count' | 'round_start' | 'lease_id' | 'lease_expires_at'> & { body: string };
+
+type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collection' | 'record_id' | 'attempt_count' | 'round_start' | 'lease_id' | 'lease_expires_at'> & {
+  payload: string | null;
+};
 
 /**
  * pending → delivering for one target: up to `limit` of its due jobs, oldest due first, under a lease timed by
@@ -18,7 +24,16 @@ export type ClaimedJob = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'body' | 
  */
 export async function claimJobs(db: Kysely<Tables>, caps: DialectCapabilities, opts: ClaimOptions): Promise<ClaimedJob[]> {
   const { rows } = await claimStatement(caps, opts).execute(db);
-  return rows;
+  return rows.map((r) => ({
+    id: r.id,
+    webhook_id: r.webhook_id,
+    // Every job's event has its payload (fanout.ts, migration 003); 'null' only if a row was made by hand.
+    body: envelopeOf(r, r.payload ?? 'null'),
+    attempt_count: r.attempt_count,
+    round_start: r.round_start,
+    lease_id: r.lease_id,
+    lease_expires_at: r.lease_expires_at,
+  }));
 }
 
 /** Claims for several targets in one transaction: one commit for all of them. Results in the order asked. */
@@ -39,10 +54,10 @@ export interface ClaimOptions {
 }
 
 /** The statement alone, so its query plan can be checked. */
-export function claimStatement(caps: DialectCapabilities, opts: ClaimOptions): RawBuilder<ClaimedJob> {
+export function claimStatement(caps: DialectCapabilities, opts: ClaimOptions): RawBuilder<ClaimRow> {
   const now = caps.nowMs();
   const lock = caps.skipLocked ? sql`for update skip locked` : sql``;
-  return sql<ClaimedJob>`
+  return sql<ClaimRow>`
     update delivery_jobs
        set state = 'delivering', lease_id = ${opts.leaseId}, lease_expires_at = ${now} + ${opts.leaseMs}, updated_at = ${now}
      where id in (
@@ -53,5 +68,6 @@ export function claimStatement(caps: DialectCapabilities, opts: ClaimOptions): R
         order by next_attempt_at
         limit ${opts.limit}
         ${lock})
-    returning id, webhook_id, body, attempt_count, round_start, lease_id, lease_expires_at`;
+    returning id, webhook_id, topic, collection, record_id, attempt_count, round_start, lease_id, lease_expires_at,
+              (select e.payload from events e where e.id = delivery_jobs.event_id) as payload`;
 }

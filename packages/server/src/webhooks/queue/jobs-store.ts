@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { DeliveryJobsTable, JobState, Tables } from '../../db/tables.js';
+import { envelopeOf } from '../envelope.js';
 
 /** Reads of the queue for the admin API and metrics; transitions live in their own files. */
 
@@ -17,20 +18,36 @@ export async function listJobs(
   return q.execute();
 }
 
+/** The exact bytes a job sends: built from the job and its event's payload, as a claim builds them. */
+export async function findEnvelope(db: Kysely<Tables>, job: DeliveryJobsTable): Promise<string> {
+  const event = await db.selectFrom('events').select('payload').where('id', '=', job.event_id).executeTakeFirst();
+  return envelopeOf(job, event?.payload ?? 'null');
+}
+
 export async function findJob(db: Kysely<Tables>, id: string): Promise<DeliveryJobsTable | null> {
   return (await db.selectFrom('delivery_jobs').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
+/**
+ * Jobs waiting and in flight, and how long the oldest due job has waited: one statement, answered from the partial
+ * indexes of unfinished jobs (migration 003), so its cost follows the backlog, never the history of delivered jobs.
+ */
 export async function queueStats(db: Kysely<Tables>, caps: DialectCapabilities): Promise<{ byState: Record<string, number>; oldestDueAgeMs: number }> {
-  const rows = await db.selectFrom('delivery_jobs').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).where('state', 'in', ['pending', 'delivering']).groupBy('state').execute();
-  const oldest = await db
-    .selectFrom('delivery_jobs')
-    .select([(eb) => eb.fn.min('next_attempt_at').as('due'), caps.nowMs().as('now')])
-    .where('state', '=', 'pending')
-    .executeTakeFirst();
-  const due = oldest?.due === null || oldest?.due === undefined ? null : Number(oldest.due);
-  return {
-    byState: Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])),
-    oldestDueAgeMs: due === null ? 0 : Math.max(0, Number(oldest!.now) - due),
-  };
+  const row = await queueStatsStatement(db, caps).executeTakeFirstOrThrow();
+  const byState: Record<string, number> = {};
+  if (Number(row.pending) > 0) byState.pending = Number(row.pending);
+  if (Number(row.delivering) > 0) byState.delivering = Number(row.delivering);
+  const due = row.due === null || row.due === undefined ? null : Number(row.due);
+  return { byState, oldestDueAgeMs: due === null ? 0 : Math.max(0, Number(row.now) - due) };
+}
+
+/** The statement alone, so its query plan can be checked. */
+export function queueStatsStatement(db: Kysely<Tables>, caps: DialectCapabilities) {
+  const unfinished = (state: 'pending' | 'delivering') => sql.lit(state);
+  return db.selectNoFrom((eb) => [
+    eb.selectFrom('delivery_jobs').select(eb.fn.countAll<number>().as('n')).where('state', '=', unfinished('pending')).as('pending'),
+    eb.selectFrom('delivery_jobs').select(eb.fn.countAll<number>().as('n')).where('state', '=', unfinished('delivering')).as('delivering'),
+    eb.selectFrom('delivery_jobs').select((s) => s.fn.min('next_attempt_at').as('due')).where('state', '=', unfinished('pending')).as('due'),
+    caps.nowMs().as('now'),
+  ]);
 }

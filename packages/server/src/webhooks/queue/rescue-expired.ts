@@ -1,15 +1,16 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 
 /** delivering → pending for leases past expiry: their worker died or stalled. The attempt may have been sent. */
 export async function rescueExpired(db: Kysely<Tables>, caps: DialectCapabilities): Promise<number> {
+  const res = await rescueStatement(caps).execute(db);
+  return Number(res.numAffectedRows ?? 0);
+}
+
+/** The statement alone, so its query plan can be checked. The state is a literal: the lease index holds delivering jobs only. */
+export function rescueStatement(caps: DialectCapabilities): RawBuilder<unknown> {
   const now = caps.nowMs();
-  const res = await db
-    .updateTable('delivery_jobs')
-    .set({ state: 'pending', lease_id: null, lease_expires_at: null, updated_at: now })
-    .where('state', '=', 'delivering')
-    .where('lease_expires_at', '<', now)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows);
+  return sql`update delivery_jobs set state = 'pending', lease_id = null, lease_expires_at = null, updated_at = ${now}
+              where state = 'delivering' and lease_expires_at < ${now}`;
 }
