@@ -12,11 +12,12 @@ type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collect
 
 /**
  * pending → delivering for one target: up to `limit` of its due jobs, oldest due first, under a lease timed by
- * the database clock. One statement; an index range probe on (webhook_id, state, next_attempt_at), so its cost
- * does not grow with the backlog, and a worker asks only for as many jobs as the target has free slots.
+ * the database clock. One statement; a range probe on the partial index of pending jobs by (webhook_id,
+ * next_attempt_at), so its cost does not grow with the backlog, and a worker asks only for as many jobs as the
+ * target has free slots. The envelope comes back with the job (its event's payload, read in the RETURNING list).
  *
- * The outer statement must not repeat `state = 'pending'`: SQLite then answers it by walking every pending job
- * in the (state, next_attempt_at) index and testing each against the list, a cost that grows with the backlog
+ * The outer statement must not repeat `state = 'pending'`: SQLite then answered it by walking every pending job
+ * in a state index and testing each against the list, a cost that grows with the backlog
  * (20 000 due jobs: 470 deliveries/s instead of thousands). Nothing is lost by leaving it out: on SQLite the
  * subquery and the update are one statement under the single writer lock, and on PostgreSQL the rows the
  * subquery returns are locked (`for update`) with the WHERE re-checked on their newest version, so they are
