@@ -107,12 +107,16 @@ async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs = 0, la
 async function drainWithBaseline(ctx, tpl, receiver, urls) {
   const done = receiver.expect(tpl.count, { timeoutMs: ctx.opts.drainTimeoutMs });
   const t0 = nowNs();
-  const child = spawnOn(CORES.server, [process.execPath, BASELINE], {
+  // With BENCH_CPU_PROF_DIR the baseline is profiled too (in a subdirectory), to compare where each spends its CPU.
+  const prof = ctx.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(ctx.cpuProfDir, 'baseline')}`] : [];
+  const child = spawnOn(CORES.server, [process.execPath, ...prof, BASELINE], {
     env: { BENCH_JOBS: tpl.jobsFile, BENCH_URLS: JSON.stringify(urls), BENCH_CA: ctx.tls.certFile, BENCH_PER_TARGET: '8', BENCH_GLOBAL: '64' },
     logFile: ctx.logFile('w4-baseline'),
   });
   try {
     const d = await finished(done, receiver, t0);
+    // It exits by itself once every job is answered; a profile is written only on that exit, not on SIGTERM.
+    if (prof.length > 0) await Promise.race([child.exitPromise, new Promise((r) => setTimeout(r, 5_000))]);
     return { seconds: ms(t0, d.lastNs) / 1000, firstMs: ms(t0, d.firstNs), count: d.count, partial: d.partial };
   } finally {
     await stop(child);

@@ -19,7 +19,8 @@ interface Pending {
 /**
  * Group commit for attempt results, all under one worker's lease. Whatever queues during a short gathering pause,
  * or while the previous commit is in flight, is written in one transaction: the delivered jobs with one guarded
- * UPDATE and one multi-row INSERT of their attempts, the failed ones (rare under load) one by one. Under load that
+ * UPDATE and one INSERT of their attempts (on PostgreSQL one statement doing both, see completeJobs), the failed
+ * ones (rare under load) one by one. Under load that
  * turns hundreds of statements and syncs into a few, for at most `gatherMs` of delay before the record shows the
  * result (the receiver has its answer long before). A stale lease still changes nothing; if a batch fails as a
  * whole, its results are written one by one, so one bad write cannot take the others down with it.
@@ -57,7 +58,7 @@ export class ResultWriter {
       const batch = this.queue.splice(0, this.maxBatch);
       let applied: Set<string> | null = null;
       try {
-        applied = await this.db.transaction().execute((trx) => this.write(trx, batch));
+        applied = await this.write(batch);
       } catch {
         // One by one below, so one bad write cannot take the others down with it.
       }
@@ -66,29 +67,30 @@ export class ResultWriter {
         continue;
       }
       for (const p of batch) {
-        await this.db
-          .transaction()
-          .execute((trx) => this.write(trx, [p]))
-          .then(
-            (one) => p.done(null, one.has(p.result.jobId)),
-            (err: unknown) => p.done(err, false),
-          );
+        await this.write([p]).then(
+          (one) => p.done(null, one.has(p.result.jobId)),
+          (err: unknown) => p.done(err, false),
+        );
       }
     }
     this.flushing = null;
   }
 
-  private async write(trx: Kysely<Tables>, batch: readonly Pending[]): Promise<Set<string>> {
+  /** All delivered (the usual case under load): completeJobs alone, one statement on PostgreSQL. Else one transaction. */
+  private async write(batch: readonly Pending[]): Promise<Set<string>> {
     const delivered: Array<Extract<AttemptResult, { kind: 'delivered' }>> = [];
     const failed: Array<Extract<AttemptResult, { kind: 'failed' }>> = [];
     for (const { result } of batch) {
       if (result.kind === 'delivered') delivered.push(result);
       else failed.push(result);
     }
-    const applied = await completeJobs(trx, this.caps, this.leaseId, delivered);
-    for (const f of failed) {
-      if (await failJob(trx, this.caps, f.jobId, this.leaseId, f.attempt, f.delayMs)) applied.add(f.jobId);
-    }
-    return applied;
+    if (failed.length === 0) return completeJobs(this.db, this.caps, this.leaseId, delivered);
+    return this.db.transaction().execute(async (trx) => {
+      const applied = await completeJobs(trx, this.caps, this.leaseId, delivered);
+      for (const f of failed) {
+        if (await failJob(trx, this.caps, f.jobId, this.leaseId, f.attempt, f.delayMs)) applied.add(f.jobId);
+      }
+      return applied;
+    });
   }
 }

@@ -9,28 +9,21 @@ export interface AttemptRecord {
   responseSnippet: string;
 }
 
-/** One multi-row INSERT; callers keep batches well under the databases' parameter limits (8 per row). */
-export async function insertAttempts(db: Kysely<Tables>, rows: ReadonlyArray<{ jobId: string; number: number; attempt: AttemptRecord }>): Promise<void> {
-  if (rows.length === 0) return;
+/** One attempt (a failure; delivered batches are written by completeJobs). */
+export async function insertAttempt(db: Kysely<Tables>, jobId: string, number: number, a: AttemptRecord): Promise<void> {
   await db
     .insertInto('delivery_attempts')
-    .values(
-      rows.map(({ jobId, number, attempt: a }) => ({
-        job_id: jobId,
-        number,
-        started_at: a.startedAt,
-        duration_ms: Math.round(a.durationMs),
-        status_code: a.statusCode,
-        error_code: a.error?.code ?? null,
-        error_message: a.error?.message ?? null,
-        response_snippet: a.responseSnippet,
-      })),
-    )
+    .values({
+      job_id: jobId,
+      number,
+      started_at: a.startedAt,
+      duration_ms: Math.round(a.durationMs),
+      status_code: a.statusCode,
+      error_code: a.error?.code ?? null,
+      error_message: a.error?.message ?? null,
+      response_snippet: a.responseSnippet,
+    })
     .execute();
-}
-
-export async function insertAttempt(db: Kysely<Tables>, jobId: string, number: number, a: AttemptRecord): Promise<void> {
-  await insertAttempts(db, [{ jobId, number, attempt: a }]);
 }
 
 export async function listAttempts(db: Kysely<Tables>, jobId: string): Promise<DeliveryAttemptsTable[]> {
