@@ -52,6 +52,3 @@ export function readBody(req, max = 1 << 20) {
     req.on('error', reject);
   });
 }
-
-export const envelopeBody = (id, topic, collection, recordId, payload) =>
-  JSON.stringify({ version: '1', id, topic, collection, recordId, payload });

@@ -3,7 +3,7 @@
 // its event, one delivery job per target; COMMIT.
 import http from 'node:http';
 import pg from 'pg';
-import { bearer, envelopeBody, iso, newId, readBody, send, sha256Hex } from './common.mjs';
+import { bearer, iso, newId, readBody, send, sha256Hex } from './common.mjs';
 
 const { BENCH_DB_URL, BENCH_PORT, BENCH_TOKEN, BENCH_POOL = '16', BENCH_TARGET_URL } = process.env;
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -29,13 +29,14 @@ async function create(collection, data) {
     const record = { id: newId('rec', now), collection, version: 1, createdAt: iso(now), updatedAt: iso(now), data };
     await c.query('insert into records (id, collection, version, data, created_at, updated_at) values ($1, $2, 1, $3, $4, $5)', [record.id, collection, JSON.stringify(data), now, now]);
     const eventId = newId('evt', now);
-    await c.query('insert into events (id, topic, collection, record_id, created_at) values ($1, $2, $3, $4, $5)', [eventId, 'record.created', collection, record.id, now]);
+    // The envelope's payload, stored once on the event for its jobs (as svc stores it since migration 003).
+    const payload = targets.length > 0 ? JSON.stringify({ record, occurredAt: iso(now) }) : null;
+    await c.query('insert into events (id, topic, collection, record_id, payload, created_at) values ($1, $2, $3, $4, $5, $6)', [eventId, 'record.created', collection, record.id, payload, now]);
     for (const t of targets) {
-      const id = newId('del', now);
       await c.query(
-        `insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, body, state, attempt_count, round_start, next_attempt_at, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, 0, $8, $8, $8)`,
-        [id, t.id, eventId, 'record.created', collection, record.id, envelopeBody(id, 'record.created', collection, record.id, { record, occurredAt: iso(now) }), now],
+        `insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start, next_attempt_at, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, 'pending', 0, 0, $7, $7, $7)`,
+        [newId('del', now), t.id, eventId, 'record.created', collection, record.id, now],
       );
     }
     await c.query('COMMIT');

@@ -3,7 +3,7 @@
 // in one transaction: subscribed targets, the record, its event, one delivery job per target.
 import http from 'node:http';
 import Database from 'better-sqlite3';
-import { bearer, envelopeBody, iso, newId, readBody, send, sha256Hex } from './common.mjs';
+import { bearer, iso, newId, readBody, send, sha256Hex } from './common.mjs';
 
 const { BENCH_DB, BENCH_PORT, BENCH_TOKEN, BENCH_SYNCHRONOUS = 'FULL', BENCH_TARGET_URL } = process.env;
 const db = new Database(BENCH_DB);
@@ -25,10 +25,10 @@ if (db.prepare('select count(*) as n from webhooks').get().n === 0) {
 const tokenQ = db.prepare('select id, scopes, collections from api_tokens where token_hash = ?');
 const targetsQ = db.prepare('select id, topics from webhooks where enabled = 1');
 const insRecord = db.prepare('insert into records (id, collection, version, data, created_at, updated_at) values (?, ?, 1, ?, ?, ?)');
-const insEvent = db.prepare('insert into events (id, topic, collection, record_id, created_at) values (?, ?, ?, ?, ?)');
-const insJob = db.prepare(`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, body, state, attempt_count,
+const insEvent = db.prepare('insert into events (id, topic, collection, record_id, payload, created_at) values (?, ?, ?, ?, ?, ?)');
+const insJob = db.prepare(`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count,
   round_start, next_attempt_at, lease_id, lease_expires_at, last_error_code, last_error_message, created_at, updated_at)
-  values (?, ?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, null, null, null, null, ?, ?)`);
+  values (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, null, null, null, null, ?, ?)`);
 
 const create = db.transaction((collection, data) => {
   const now = Date.now();
@@ -36,11 +36,10 @@ const create = db.transaction((collection, data) => {
   const record = { id: newId('rec', now), collection, version: 1, createdAt: iso(now), updatedAt: iso(now), data };
   insRecord.run(record.id, collection, JSON.stringify(data), now, now);
   const eventId = newId('evt', now);
-  insEvent.run(eventId, 'record.created', collection, record.id, now);
-  for (const t of targets) {
-    const id = newId('del', now);
-    insJob.run(id, t.id, eventId, 'record.created', collection, record.id, envelopeBody(id, 'record.created', collection, record.id, { record, occurredAt: iso(now) }), now, now, now);
-  }
+  // The envelope's payload, stored once on the event for its jobs (as svc stores it since migration 003).
+  const payload = targets.length > 0 ? JSON.stringify({ record, occurredAt: iso(now) }) : null;
+  insEvent.run(eventId, 'record.created', collection, record.id, payload, now);
+  for (const t of targets) insJob.run(newId('del', now), t.id, eventId, 'record.created', collection, record.id, now, now, now);
   return record;
 });
 
