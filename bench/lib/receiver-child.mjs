@@ -12,6 +12,8 @@ let expected = Infinity;
 let count = 0;
 let firstNs = null;
 let lastNs = null;
+// The times of the deliveries at 10 % and 90 % of the expected count: the steady middle of a drain (W7).
+let marks = { at10: Infinity, at90: Infinity, ns10: null, ns90: null };
 let latencies = [];
 const perPort = new Map();
 
@@ -31,13 +33,18 @@ function handler(port) {
         const ns = process.hrtime.bigint();
         firstNs ??= ns;
         lastNs = ns;
+        if (count === marks.at10) marks.ns10 = ns;
+        if (count === marks.at90) marks.ns90 = ns;
         if (latencyMode) {
           try {
             const env = JSON.parse(Buffer.concat(chunks).toString('utf8'));
             latencies.push(at - Date.parse(env.payload.record.createdAt));
           } catch {}
         }
-        if (count === expected) process.send({ done: true, count, firstNs: String(firstNs), lastNs: String(lastNs) });
+        if (count === expected) {
+          const middle = marks.ns10 !== null && marks.ns90 !== null ? { middleCount: marks.at90 - marks.at10, middleNs: String(marks.ns90 - marks.ns10) } : {};
+          process.send({ done: true, count, firstNs: String(firstNs), lastNs: String(lastNs), ...middle });
+        }
       };
       if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
@@ -61,6 +68,7 @@ process.on('message', (m) => {
     latencies = [];
     perPort.clear();
     expected = m.n;
+    marks = { at10: Math.max(1, Math.ceil(m.n * 0.1)), at90: Math.floor(m.n * 0.9), ns10: null, ns90: null };
     delayMs = m.delayMs ?? 0;
     latencyMode = !!m.latency;
     process.send({ ack: true });

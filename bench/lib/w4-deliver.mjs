@@ -97,7 +97,8 @@ async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs = 0, la
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
     const d = await finished(done, receiver, t0);
-    return { seconds: ms(t0, d.lastNs) / 1000, firstMs: ms(t0, d.firstNs), steadySeconds: ms(d.firstNs, d.lastNs) / 1000, count: d.count, partial: d.partial };
+    const middle = d.middleNs ? { middleCount: d.middleCount, middleSeconds: Number(d.middleNs) / 1e9 } : {};
+    return { seconds: ms(t0, d.lastNs) / 1000, firstMs: ms(t0, d.firstNs), steadySeconds: ms(d.firstNs, d.lastNs) / 1000, count: d.count, partial: d.partial, ...middle };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await clone.drop().catch(() => {});
@@ -156,10 +157,12 @@ export async function w7(ctx, receiver) {
   for (let r = 1; r <= opts.rounds; r++) {
     for (const n of counts) {
       const res = await drainWithSvc(ctx, tpl, receiver, { processes: n, delayMs: 50, label: `w7-${n}` });
-      res.rate = res.count / res.steadySeconds;
+      // The steady rate: deliveries 10 % → 90 % of the way through. Processes started together still come up one after
+      // another on two cores, and the last jobs drain at a falling rate; neither is claim contention, which W7 measures.
+      res.rate = res.middleSeconds ? res.middleCount / res.middleSeconds : res.count / res.steadySeconds;
       rates[n].push(res.rate);
       raw.push({ round: r, processes: n, ...res });
-      ctx.progress('W7', `round ${r}/${opts.rounds} ${n} worker process(es): ${Math.round(res.rate)} deliveries/s (${res.count} in ${res.steadySeconds.toFixed(2)} s first→last)${res.partial ? ` — STOPPED at the ${opts.drainTimeoutMs / 1000} s limit` : ''}`);
+      ctx.progress('W7', `round ${r}/${opts.rounds} ${n} worker process(es): ${Math.round(res.rate)} deliveries/s (10 %→90 % of ${res.count} in ${(res.middleSeconds ?? res.steadySeconds).toFixed(2)} s; first→last ${res.steadySeconds.toFixed(2)} s)${res.partial ? ` — STOPPED at the ${opts.drainTimeoutMs / 1000} s limit` : ''}`);
     }
   }
   const scale = (n) => rates[n].map((x, i) => x / rates[1][i]);

@@ -45,7 +45,7 @@ export async function w5(ctx) {
   }
   const gwRate = median(rates);
   ctx.valueCell({ workload: 'W5', measure: `graphile-worker ${gw.version} no-op jobs/s (concurrency ${opts.gwConcurrency})`, unit: '/s', rounds: rates, value: gwRate, target: '—', raw });
-  for (const targets of opts.w4Targets) {
+  for (const { targets } of opts.w4Configs.filter((c) => c.kind === 'pg')) {
     const svcRate = ctx.shared[`w4_pg_${targets}t`]?.svcRate;
     if (svcRate === undefined) continue;
     ctx.valueCell({ workload: 'W5', measure: `svc deliveries/s (W4 PostgreSQL, ${targets} target${targets > 1 ? 's' : ''}) ÷ graphile-worker jobs/s`, unit: '×', rounds: [], value: svcRate / gwRate, min: 0.5, target: '≥ 0.5×' });
