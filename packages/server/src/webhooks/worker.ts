@@ -20,10 +20,12 @@ export interface DeliverySender {
 /**
  * A worker holds about this much of a target's work claimed (at its recent pace, at least two rounds of its
  * concurrency): a fast receiver gets large claims, so claims (each a commit, on SQLite a sync) stay rare per
- * delivery; a slow one gets two rounds, so other workers' share of its backlog is not hoarded. Waiting jobs hold a
+ * delivery; a slow one gets a few rounds, so other workers' share of its backlog is not hoarded. Waiting jobs hold a
  * lease; one that waited so long the lease could lapse mid-attempt is handed back unused (see attempt()).
+ * 200 ms rather than 100: with ten busy targets sharing the slots, half as many claims (W4 SQLite, 10 targets:
+ * 1 829 → 897 claim statements, SQLite time −14 %), while four workers sharing one slow target still scale 3.8×.
  */
-const CLAIM_HORIZON_MS = 100;
+const CLAIM_HORIZON_MS = 200;
 /** At most this many jobs held per target, and this many times the process-wide concurrency in all. */
 const MAX_HOLD_PER_TARGET = 256;
 const HOLD_ROUNDS = 16;

@@ -91,9 +91,10 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     expect(dead.lastError).toMatchObject({ code: 'http_status' });
     const deadList = (await rig.admin('GET', '/admin/v1/deliveries?state=dead')).json();
     expect(deadList.items.map((j: any) => j.id)).toEqual([id]);
+    // Repaired before the retry: the worker may send the retried job before the retry's answer is back here.
+    rig.receiver.setHandler((_req, res) => res.writeHead(204).end());
     const notDead = await rig.admin('POST', `/admin/v1/deliveries/${id}/retry`);
     expect(notDead.statusCode).toBe(200);
-    rig.receiver.setHandler((_req, res) => res.writeHead(204).end());
     const done = await settled(id, 'delivered');
     expect(done.attempts.map((a: any) => a.number)).toEqual([1, 2, 3, 4]);
     const again = await rig.admin('POST', `/admin/v1/deliveries/${id}/retry`);
