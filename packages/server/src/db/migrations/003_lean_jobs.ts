@@ -19,6 +19,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('events').addColumn('payload', 'text').execute();
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   const at = sqlite ? sql`instr(j.body, ',"payload":')` : sql`strpos(j.body, ',"payload":')`;
+  // Each event finds its jobs through this index: without it the update is events × jobs row visits.
+  await db.schema.createIndex('delivery_jobs_event_tmp').on('delivery_jobs').column('event_id').execute();
   await sql`
     update events set payload = (
       select substr(j.body, ${at} + 11, length(j.body) - ${at} - 11)
@@ -26,6 +28,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
        where j.event_id = events.id
        limit 1)
      where exists (select 1 from delivery_jobs j where j.event_id = events.id)`.execute(db);
+  await db.schema.dropIndex('delivery_jobs_event_tmp').execute();
   await db.schema.alterTable('delivery_jobs').dropColumn('body').execute();
 
   await db.schema.dropIndex('delivery_jobs_due').execute();
