@@ -1,7 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimJobs, claimJobsOfTargets, claimStatement } from '../../src/webhooks/queue/claim-jobs.js';
-import { queueStats, queueStatsStatement } from '../../src/webhooks/queue/jobs-store.js';
+import { listJobs, listJobsQuery, queueStats, queueStatsStatement } from '../../src/webhooks/queue/jobs-store.js';
 import { rescueExpired, rescueStatement } from '../../src/webhooks/queue/rescue-expired.js';
 import { DIALECTS } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -86,6 +86,15 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
       }
     }
     expect(await queueStats(db, caps)).toMatchObject({ byState: { pending: 2982, delivering: 18 } });
+
+    // The admin's list of failures reads the few dead jobs from their own index, newest first, not every delivered one.
+    await sql`update delivery_jobs set state = 'dead' where id in ('job_wh_b_10001', 'job_wh_b_10002')`.execute(db);
+    const dead = listJobsQuery(db, { state: 'dead' }, null, 50).compile();
+    if (dialect === 'sqlite') {
+      const { rows: steps } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + dead.sql, [...dead.parameters]));
+      expect(steps.map((r) => String(r.detail)).join('\n')).toMatch(/delivery_jobs_dead/);
+    }
+    expect((await listJobs(db, { state: 'dead' }, null, 50)).map((j) => j.id)).toEqual(['job_wh_b_10002', 'job_wh_b_10001']);
     expect(await rescueExpired(db, caps)).toBe(0);
   });
 });

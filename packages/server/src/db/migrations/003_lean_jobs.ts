@@ -11,7 +11,7 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely';
  * identifiers), so P is the text after its first occurrence, up to the closing brace: the exact bytes once signed.
  *
  * 2. The queue's indexes are partial: only pending jobs (claims, per target and oldest due first) and delivering ones
- * (leases, for the rescue). Each transition removes a job from one index and adds it to at most one other, instead of
+ * (leases, for the rescue); dead ones have their own, for the admin's list of failures. Each transition removes a job from one index and adds it to at most one other, instead of
  * rewriting an entry in two indexes that also held every delivered job ever; and delivered jobs, the great majority
  * over time, no longer grow them. Queries name the state as a literal, so both databases can prove the index applies.
  */
@@ -36,6 +36,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index delivery_jobs_pending on delivery_jobs (webhook_id, next_attempt_at) where state = 'pending'`.execute(db);
   await sql`create index delivery_jobs_pending_due on delivery_jobs (next_attempt_at) where state = 'pending'`.execute(db);
   await sql`create index delivery_jobs_leases on delivery_jobs (lease_expires_at) where state = 'delivering'`.execute(db);
+  // The admin's "what failed?" list (state = dead, newest first): dead jobs are few among many delivered ones.
+  await sql`create index delivery_jobs_dead on delivery_jobs (id) where state = 'dead'`.execute(db);
 }
 
 export async function down(): Promise<void> {
