@@ -13,7 +13,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { createDeliveryClient, type DeliveryClientOptions } from './webhooks/http-client.js';
-import { parseCidrList, systemResolver, type Resolver } from './webhooks/destination-guard.js';
+import { systemResolver, type Resolver } from './webhooks/destination-guard.js';
 import { registerWebhookMetrics } from './webhooks/metrics.js';
 import { startMaintenance } from './maintenance.js';
 import { DeliveryWorker, type DeliverySender } from './webhooks/worker.js';
@@ -82,7 +82,7 @@ export function deliveryClientOptions(config: Config, resolver: Resolver): Deliv
   const ca = config.webhookCaFile ? [readFileSync(config.webhookCaFile, 'utf8')] : undefined;
   return {
     resolver,
-    allow: parseCidrList(config.webhookAllowCidrs),
+    allow: config.webhookAllowCidrs,
     ca,
     connectionsPerOrigin: config.webhookTargetConcurrency,
     timeoutMs: config.webhookTimeoutMs,

@@ -1,3 +1,5 @@
+import { parseCidrList, type CidrList } from '../lib/cidr.js';
+
 /**
  * Every setting svc reads, with its default and one line of documentation. `loadConfig` is the only
  * place that touches process.env; the README's configuration table is written from this list.
@@ -28,7 +30,8 @@ export interface Config {
   readonly webhookConcurrency: number;
   readonly webhookTargetConcurrency: number;
   readonly webhookPollMs: number;
-  readonly webhookAllowCidrs: string;
+  /** Parsed at start: a bad entry stops the process instead of failing the first save of a target. */
+  readonly webhookAllowCidrs: CidrList;
   readonly webhookCaFile: string | null;
 }
 
@@ -156,6 +159,6 @@ export const SETTINGS: readonly Setting[] = [
   setting({ key: 'webhookConcurrency', env: 'SVC_WEBHOOK_CONCURRENCY', defaultText: '64', doc: 'attempts in flight per process', parse: integer(1, 10_000), fallback: () => 64 }),
   setting({ key: 'webhookTargetConcurrency', env: 'SVC_WEBHOOK_TARGET_CONCURRENCY', defaultText: '8', doc: 'attempts in flight per target per process', parse: integer(1, 10_000), fallback: () => 8 }),
   setting({ key: 'webhookPollMs', env: 'SVC_WEBHOOK_POLL_MS', defaultText: '1000', doc: 'fallback poll when no wake-up arrives', parse: integer(10, 3_600_000), fallback: () => 1000 }),
-  setting({ key: 'webhookAllowCidrs', env: 'SVC_WEBHOOK_ALLOW_CIDRS', defaultText: 'empty', doc: 'destinations that would otherwise be refused as private, e.g. 127.0.0.0/8,::1/128', parse: text, fallback: () => '' }),
+  setting({ key: 'webhookAllowCidrs', env: 'SVC_WEBHOOK_ALLOW_CIDRS', defaultText: 'empty', doc: 'destinations that would otherwise be refused as private, e.g. 127.0.0.0/8,::1/128', parse: parseCidrList, fallback: () => [] }),
   setting({ key: 'webhookCaFile', env: 'SVC_WEBHOOK_CA_FILE', defaultText: 'unset', doc: 'PEM file of extra certificate authorities trusted for deliveries', parse: optionalText, fallback: () => null }),
 ];

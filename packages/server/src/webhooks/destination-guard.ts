@@ -9,7 +9,9 @@ import ipaddr from 'ipaddr.js';
  * allow list (`SVC_WEBHOOK_ALLOW_CIDRS`).
  */
 
-export type CidrList = ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+// Parsed with the rest of the configuration (lib/cidr.ts); re-exported for the guard's callers and tests.
+export { parseCidrList, type CidrList } from '../lib/cidr.js';
+import type { CidrList } from '../lib/cidr.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -33,24 +35,6 @@ export const systemResolver: Resolver = async (hostname) => {
   const found = await dns.lookup(hostname, { all: true, verbatim: true });
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
-
-/** "127.0.0.0/8, ::1/128"; a bare address means that one host. Empty text is an empty list. */
-export function parseCidrList(text: string): CidrList {
-  const list: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
-  for (const raw of text.split(',')) {
-    const entry = raw.trim();
-    if (entry === '') continue;
-    const [addr = '', bits, ...rest] = entry.split('/');
-    // net.isIP refuses the shorthand IPv4 forms ipaddr.js would accept ("127.1", "0x7f.1"), which nobody means here.
-    const family = net.isIP(addr);
-    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
-    if (family === 0 || addr.includes('%') || rest.length > 0 || !(prefix >= 0 && prefix <= (family === 6 ? 128 : 32))) {
-      throw new Error(`Invalid CIDR in the allow list: "${entry}"`);
-    }
-    list.push([ipaddr.parse(addr), prefix]);
-  }
-  return list;
-}
 
 type V4Rule = readonly [network: string, bits: number, reason: string | null];
 

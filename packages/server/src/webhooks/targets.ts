@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { randomToken } from '../lib/crypto.js';
 import { newId, TEST_RECORD_ID } from '../lib/ids.js';
-import { checkDestination, DestinationError, parseCidrList, webhookUrlProblem, type CidrList } from './destination-guard.js';
+import { checkDestination, DestinationError, webhookUrlProblem } from './destination-guard.js';
 import { afterCommit, enqueueEvent } from './fanout.js';
 import { deleteTarget, findTarget, insertTarget, updateTarget, type TargetRow } from './targets-store.js';
 import { killJobsOfTarget } from './queue/kill-target-jobs.js';
@@ -14,14 +14,6 @@ export const TEST_COLLECTION = '_test';
 
 const newSecret = (): string => `${SECRET_PREFIX}${randomToken(32)}`;
 
-let allowCache: { text: string; list: CidrList } | null = null;
-function allowList(ctx: Context): CidrList {
-  if (allowCache?.text !== ctx.config.webhookAllowCidrs) {
-    allowCache = { text: ctx.config.webhookAllowCidrs, list: parseCidrList(ctx.config.webhookAllowCidrs) };
-  }
-  return allowCache.list;
-}
-
 /**
  * Save-time destination rules. The URL's shape is always checked; its addresses only when the target is
  * enabled (a disabled target is saved without a DNS look-up, and checked when it is enabled).
@@ -31,7 +23,7 @@ async function checkUrl(ctx: Context, url: string, enabled: boolean): Promise<vo
   if (problem) throw new AppError('validation_failed', 'The webhook URL is not acceptable.', { errors: [{ path: '/url', message: problem }] });
   if (!enabled) return;
   try {
-    await checkDestination(url, { resolver: ctx.resolver, allow: allowList(ctx) });
+    await checkDestination(url, { resolver: ctx.resolver, allow: ctx.config.webhookAllowCidrs });
   } catch (err) {
     if (err instanceof DestinationError) {
       const message = (err as Error).message;

@@ -22,7 +22,7 @@ describe('configuration', () => {
       webhookConcurrency: 64,
       webhookTargetConcurrency: 8,
       webhookPollMs: 1000,
-      webhookAllowCidrs: '',
+      webhookAllowCidrs: [],
       webhookCaFile: null,
     });
     expect(c.webhookRetrySchedule).toEqual([0, 5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
@@ -41,6 +41,9 @@ describe('configuration', () => {
     ['SVC_PUBLIC_URL', 'not a url'],
     ['SVC_WEBHOOK_TIMEOUT_MS', '-5'],
     ['SVC_NOT_A_SETTING', 'x'],
+    ['SVC_WEBHOOK_ALLOW_CIDRS', '10.0.0.0/33,garbage'],
+    ['SVC_WEBHOOK_ALLOW_CIDRS', '127.0.0.1/8/8'],
+    ['SVC_WEBHOOK_ALLOW_CIDRS', 'fe80::1%eth0'],
   ])('%s=%s stops the start with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(`^${name}`));
@@ -52,6 +55,12 @@ describe('configuration', () => {
 
   it('admin bootstrap variables go together', () => {
     expect(() => loadConfig({ SVC_ADMIN_EMAIL: 'a@b.c' })).toThrowError(/SVC_ADMIN/);
+  });
+
+  it('parses the allow list at start', () => {
+    const { webhookAllowCidrs } = loadConfig({ SVC_WEBHOOK_ALLOW_CIDRS: ' 127.0.0.0/8 , ::1/128,10.1.2.3' });
+    expect(webhookAllowCidrs.map(([addr, bits]) => `${addr.toString()}/${bits}`)).toEqual(['127.0.0.0/8', '::1/128', '10.1.2.3/32']);
+    expect(() => loadConfig({ SVC_WEBHOOK_ALLOW_CIDRS: '10.0.0.0/33,garbage' })).toThrowError(/^SVC_WEBHOOK_ALLOW_CIDRS: "10.0.0.0\/33"/);
   });
 
   it('parses retry schedules in every unit', () => {
