@@ -3,12 +3,14 @@ import type { Database } from './connect.js';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_claim_index.js';
 import * as m003 from './migrations/003_lean_jobs.js';
+import * as m004 from './migrations/004_job_constraints.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '002_claim_index': m002,
   '003_lean_jobs': m003,
+  '004_job_constraints': m004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -69,11 +69,14 @@ export interface WebhooksTable {
   url: string;
   topics: string;
   enabled: number;
-  secret_sealed: string;
+  /** Null once the target is deleted: its secrets are erased, its row stays for its jobs' sake. */
+  secret_sealed: string | null;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Set when the target is deleted (soft): every route treats it as gone. */
+  deleted_at: number | null;
 }
 
 export interface EventsTable {

@@ -15,13 +15,14 @@ export interface TargetRow {
   updatedAt: number;
 }
 
+/** Only live targets are read into a TargetRow: a deleted one has no secret and is gone for every caller. */
 const toTarget = (r: WebhooksTable): TargetRow => ({
   id: r.id,
   name: r.name,
   url: r.url,
   topics: JSON.parse(r.topics) as Topic[],
   enabled: r.enabled === 1,
-  secretSealed: r.secret_sealed,
+  secretSealed: r.secret_sealed ?? '',
   previousSecretSealed: r.previous_secret_sealed,
   previousSecretExpiresAt: r.previous_secret_expires_at,
   createdAt: r.created_at,
@@ -42,29 +43,30 @@ export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<vo
       previous_secret_expires_at: t.previousSecretExpiresAt,
       created_at: t.createdAt,
       updated_at: t.updatedAt,
+      deleted_at: null,
     })
     .execute();
 }
 
 export async function findTarget(db: Kysely<Tables>, id: string): Promise<TargetRow | null> {
-  const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await live(db).where('id', '=', id).executeTakeFirst();
   return row ? toTarget(row) : null;
 }
 
 export async function findTargets(db: Kysely<Tables>, ids: readonly string[]): Promise<TargetRow[]> {
   if (ids.length === 0) return [];
-  return (await db.selectFrom('webhooks').selectAll().where('id', 'in', ids).execute()).map(toTarget);
+  return (await live(db).where('id', 'in', ids).execute()).map(toTarget);
 }
 
 export async function listTargets(db: Kysely<Tables>, afterId: string | null, limit: number): Promise<TargetRow[]> {
-  let q = db.selectFrom('webhooks').selectAll().orderBy('id').limit(limit);
+  let q = live(db).orderBy('id').limit(limit);
   if (afterId !== null) q = q.where('id', '>', afterId);
   return (await q.execute()).map(toTarget);
 }
 
 /** Every enabled target (the worker's view; the table holds targets, not traffic, so it stays small). */
 export async function enabledTargets(db: Kysely<Tables>): Promise<TargetRow[]> {
-  return (await db.selectFrom('webhooks').selectAll().where('enabled', '=', 1).orderBy('id').execute()).map(toTarget);
+  return (await live(db).where('enabled', '=', 1).orderBy('id').execute()).map(toTarget);
 }
 
 /** Enabled targets subscribed to `topic`. Topics are a short JSON list, filtered here rather than in SQL. */
@@ -86,11 +88,22 @@ export async function updateTarget(
   if (patch.secretSealed !== undefined) set.secret_sealed = patch.secretSealed;
   if (patch.previousSecretSealed !== undefined) set.previous_secret_sealed = patch.previousSecretSealed;
   if (patch.previousSecretExpiresAt !== undefined) set.previous_secret_expires_at = patch.previousSecretExpiresAt;
-  const res = await db.updateTable('webhooks').set(set).where('id', '=', id).executeTakeFirst();
+  const res = await db.updateTable('webhooks').set(set).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 
-export async function deleteTarget(db: Kysely<Tables>, id: string): Promise<boolean> {
-  const res = await db.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
-  return Number(res.numDeletedRows) === 1;
+/**
+ * Soft delete: the row stays, so every job's webhook_id still names it (a foreign key says so), but it is disabled,
+ * its secrets are erased, and every read above treats it as gone.
+ */
+export async function deleteTarget(db: Kysely<Tables>, id: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('webhooks')
+    .set({ deleted_at: now, enabled: 0, secret_sealed: null, previous_secret_sealed: null, previous_secret_expires_at: null, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }
+
+const live = (db: Kysely<Tables>) => db.selectFrom('webhooks').selectAll().where('deleted_at', 'is', null);

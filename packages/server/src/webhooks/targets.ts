@@ -82,11 +82,12 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
   return { ...current, name: patch.name ?? current.name, url, topics: topics ?? current.topics, enabled, updatedAt: now };
 }
 
-/** The target goes, and in the same transaction its unfinished jobs end dead with `target_deleted`. */
+/** The target goes (soft: see deleteTarget), and in the same transaction its unfinished jobs end dead with `target_deleted`. */
 export async function removeTarget(ctx: Context, id: string): Promise<void> {
   await ctx.database.db.transaction().execute(async (trx) => {
-    if (!(await deleteTarget(trx, id))) throw new AppError('not_found', 'No such webhook target.');
-    await killJobsOfTarget(trx, id, ctx.clock.now());
+    const now = ctx.clock.now();
+    if (!(await deleteTarget(trx, id, now))) throw new AppError('not_found', 'No such webhook target.');
+    await killJobsOfTarget(trx, id, now);
   });
 }
 

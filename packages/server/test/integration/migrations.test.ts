@@ -4,6 +4,7 @@ import { connect, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import * as m001 from '../../src/db/migrations/001_initial.js';
 import * as m002 from '../../src/db/migrations/002_claim_index.js';
+import * as m003 from '../../src/db/migrations/003_lean_jobs.js';
 import { claimJobs } from '../../src/webhooks/queue/claim-jobs.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
 
@@ -68,5 +69,64 @@ describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (d
     const [claimed] = await claimJobs(db, database.caps, { leaseId: 'lease_x', leaseMs: 60_000, limit: 10, webhookId: 'wh_a' });
     expect(claimed!.id).toBe('del_1');
     expect(claimed!.body).toBe(bodies.del_1);
+  });
+});
+
+describe.each(DIALECTS)('migration 004: soft-deleted targets, a foreign key and a state check on jobs (%s)', (dialect) => {
+  let testDb: TestDatabase | null = null;
+  let database: Database | null = null;
+  afterEach(async () => {
+    await database?.close();
+    await testDb?.drop();
+    database = null;
+    testDb = null;
+  });
+
+  it('keeps every job and attempt, gives orphaned jobs a tombstone target, then enforces both constraints', async () => {
+    testDb = await createTestDatabase(dialect);
+    database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+    const db = database.db;
+    const before: Record<string, Migration> = { '001_initial': m001, '002_claim_index': m002, '003_lean_jobs': m003 };
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async () => before },
+      migrationTableName: 'svc_migrations',
+      migrationLockTableName: 'svc_migrations_lock',
+      migrationTableSchema: await database.caps.currentSchema(db),
+    });
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    const now = Date.now();
+    await sql`insert into webhooks (id, name, url, topics, enabled, secret_sealed, created_at, updated_at)
+              values ('wh_live', 'live', 'https://example.com/', '["record.created"]', 1, 'sealed', ${now}, ${now})`.execute(db);
+    await sql`insert into events (id, topic, collection, record_id, payload, created_at) values ('evt_1', 'record.created', 'notes', 'rec_1', '{}', ${now})`.execute(db);
+    // wh_gone was hard-deleted before this migration, as svc did until now: its dead job and attempt stayed.
+    for (const [id, target, state] of [['del_1', 'wh_live', 'pending'], ['del_2', 'wh_gone', 'dead']] as const) {
+      await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start, next_attempt_at, created_at, updated_at)
+                values (${id}, ${target}, 'evt_1', 'record.created', 'notes', 'rec_1', ${state}, 1, 0, ${now}, ${now - 5000}, ${now - 1000})`.execute(db);
+    }
+    await sql`insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
+              values ('del_2', 1, ${now}, 12, 500, 'http_status', 'The receiver answered 500.', 'boom')`.execute(db);
+
+    expect(await migrateToLatest(database)).toEqual(['004_job_constraints']);
+
+    const targets = await db.selectFrom('webhooks').select(['id', 'enabled', 'secret_sealed', 'deleted_at']).orderBy('id').execute();
+    expect(targets.map((t) => ({ ...t, deleted_at: t.deleted_at === null ? null : Number(t.deleted_at) }))).toEqual([
+      { id: 'wh_gone', enabled: 0, secret_sealed: null, deleted_at: now - 1000 },
+      { id: 'wh_live', enabled: 1, secret_sealed: 'sealed', deleted_at: null },
+    ]);
+    expect(await db.selectFrom('delivery_jobs').select(['id', 'webhook_id', 'state']).orderBy('id').execute()).toEqual([
+      { id: 'del_1', webhook_id: 'wh_live', state: 'pending' },
+      { id: 'del_2', webhook_id: 'wh_gone', state: 'dead' },
+    ]);
+    expect(await db.selectFrom('delivery_attempts').select(['job_id', 'response_snippet']).execute()).toEqual([{ job_id: 'del_2', response_snippet: 'boom' }]);
+    const insertJob = (id: string, target: string, state: string) =>
+      sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start, next_attempt_at, created_at, updated_at)
+          values (${id}, ${target}, 'evt_1', 'record.created', 'notes', 'rec_1', ${state}, 0, 0, ${now}, ${now}, ${now})`.execute(db);
+    await expect(insertJob('del_3', 'wh_nobody', 'pending')).rejects.toThrow(/foreign key/i);
+    await expect(insertJob('del_4', 'wh_live', 'lost')).rejects.toThrow(/check/i);
+    await insertJob('del_5', 'wh_live', 'pending');
+    // The attempts' cascade still points at the rebuilt jobs table.
+    await sql`delete from delivery_jobs where id = 'del_2'`.execute(db);
+    expect(await db.selectFrom('delivery_attempts').selectAll().execute()).toEqual([]);
   });
 });

@@ -186,6 +186,38 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     expect((await rig.admin('POST', `/admin/v1/deliveries/${jobs[0].id}/retry`)).statusCode).toBe(409);
   });
 
+  it('a dead job whose target is deleted afterwards cannot be retried; the target is gone but its row and jobs stay', async () => {
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_RETRY_SCHEDULE: '0s' });
+    const target = await rig.target();
+    rig.receiver.setHandler((_req, res) => res.writeHead(503).end('down'));
+    await rig.createRecord({ title: 'orphan' });
+    await waitFor(() => rig.receiver.requests.length === 1, 'the attempt');
+    const id = String(rig.receiver.requests[0]!.headers['svc-delivery']);
+    await settled(id, 'dead');
+    expect((await rig.admin('DELETE', `/admin/v1/webhooks/${target.id}`)).statusCode).toBe(204);
+    const retry = await rig.admin('POST', `/admin/v1/deliveries/${id}/retry`);
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json()).toMatchObject({ code: 'conflict', detail: 'The target of this job was deleted.' });
+    expect(await rig.job(id)).toMatchObject({ state: 'dead', webhookId: target.id, lastError: { code: 'http_status' } });
+    // Gone for the API: every target route answers 404, lists leave it out.
+    for (const [method, url, body] of [
+      ['GET', `/admin/v1/webhooks/${target.id}`, undefined],
+      ['PATCH', `/admin/v1/webhooks/${target.id}`, { name: 'x' }],
+      ['DELETE', `/admin/v1/webhooks/${target.id}`, undefined],
+      ['POST', `/admin/v1/webhooks/${target.id}/rotate-secret`, { overlapSeconds: 0 }],
+      ['POST', `/admin/v1/webhooks/${target.id}/test`, undefined],
+    ] as const) {
+      expect((await rig.admin(method, url, body)).statusCode, `${method} ${url}`).toBe(404);
+    }
+    expect((await rig.admin('GET', '/admin/v1/webhooks')).json().items).toEqual([]);
+    // The row stays for its jobs' sake, without its secrets.
+    const row = await rig.ctx.database.db.selectFrom('webhooks').selectAll().where('id', '=', target.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ enabled: 0, secret_sealed: null, previous_secret_sealed: null });
+    expect(row.deleted_at).not.toBeNull();
+    await rig.createRecord({ title: 'after the delete' });
+    expect((await rig.admin('GET', '/admin/v1/deliveries')).json().items).toHaveLength(1);
+  });
+
   it('rotate-secret signs with both secrets during the overlap, newest first', async () => {
     rig = await createDeliveryRig(dialect);
     const target = await rig.target();

@@ -76,9 +76,9 @@ export const adminDeliveryRoutes =
       const { db, caps } = ctx.database;
       const job = await findJob(db, request.params.id);
       if (!job) throw new AppError('not_found', 'No such delivery job.');
-      if (job.last_error_code === 'target_deleted') throw new AppError('conflict', 'The target of this job was deleted.');
       if (!(await retryDeadJob(db, caps, job.id, ctx.config.webhookRetrySchedule[0] ?? 0))) {
-        throw new AppError('conflict', `Only a dead job can be retried; this one is ${job.state}.`);
+        if (job.state !== 'dead') throw new AppError('conflict', `Only a dead job can be retried; this one is ${job.state}.`);
+        throw new AppError('conflict', 'The target of this job was deleted.');
       }
       await ctx.database.signal.notify().catch(() => {});
       return presentJob((await findJob(db, job.id))!) as never;
