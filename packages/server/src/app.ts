@@ -24,9 +24,13 @@ import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import { createOutbox } from './webhooks/outbox.js';
+import type { JobHandoff } from './webhooks/queue/enqueue.js';
 
 export interface AppOptions {
   registry?: Registry;
+  /** This process's delivery worker, which takes the jobs of this process's writes (runtime.ts wires it). */
+  handoff?: JobHandoff | null;
   /** Tests: collect responses that do not match their documented schema. */
   responseViolations?: string[];
 }
@@ -122,13 +126,14 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   await app.register(healthRoutes(ctx, registry));
   await app.register(discoveryRoutes(ctx));
-  await app.register(recordRoutes(ctx));
+  const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null);
+  await app.register(recordRoutes(ctx, outbox));
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuthHook(ctx));
     await admin.register(adminSessionRoutes(ctx));
     await admin.register(adminCollectionRoutes(ctx));
     await admin.register(adminTokenRoutes(ctx));
-    await admin.register(adminWebhookRoutes(ctx));
+    await admin.register(adminWebhookRoutes(ctx, outbox));
     await admin.register(adminDeliveryRoutes(ctx));
     await admin.register(adminOpenApiRoute);
   });

@@ -4,7 +4,6 @@ import type { Database } from './db/connect.js';
 import type { Clock } from './lib/clock.js';
 import type { SecretBox } from './lib/crypto.js';
 import type { Resolver } from './webhooks/destination-guard.js';
-import type { HandoffSlot } from './webhooks/handoff.js';
 
 /** What every component is handed at start: built once in main.ts (or a test), never a global. */
 export interface Context {
@@ -15,6 +14,4 @@ export interface Context {
   readonly logger: Logger;
   /** DNS for webhook destinations; tests inject one. */
   readonly resolver: Resolver;
-  /** This process's delivery worker, when it runs: it takes the jobs of this process's writes directly. */
-  readonly handoff: HandoffSlot;
 }

@@ -25,6 +25,23 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/**
+ * Why an attempt failed, as its record and the job's `lastError` say (SPEC §4); docs/errors.md lists the same codes,
+ * checked by the same test as the table above.
+ */
+export const ATTEMPT_ERRORS = {
+  http_status: 'the receiver answered with a status that is not 2xx',
+  timeout: 'no status line within SVC_WEBHOOK_TIMEOUT_MS',
+  connection_failed: 'the connection was refused, reset or closed',
+  tls_failed: 'the certificate did not verify for the host name, or the handshake failed',
+  dns_failed: 'the host name did not resolve',
+  destination_refused: 'the host resolved to an address that is not globally reachable',
+  target_deleted: 'the target was deleted while the job was unfinished',
+  result_unrecorded: "the attempt's result could not be stored as it was",
+} as const;
+
+export type AttemptErrorCode = keyof typeof ATTEMPT_ERRORS;
+
 export interface FieldError {
   /** JSON Pointer into the request body, or the query parameter's name. */
   path: string;

@@ -8,6 +8,7 @@ import { ConfigError } from './config/schema.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import type { Context } from './context.js';
 import { connect, type Database } from './db/connect.js';
+import { databaseClock } from './db/database-clock.js';
 import { getMeta, putMetaOnce } from './db/meta-store.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -16,7 +17,7 @@ import { createDeliveryClient, type DeliveryClientOptions } from './webhooks/htt
 import { systemResolver, type Resolver } from './webhooks/destination-guard.js';
 import { registerWebhookMetrics } from './webhooks/metrics.js';
 import { startMaintenance } from './maintenance.js';
-import { DeliveryWorker, type DeliverySender } from './webhooks/worker.js';
+import { DeliveryWorker, type DeliverySender } from './webhooks/worker/worker.js';
 import type { FastifyInstance } from 'fastify';
 
 export const createLogger = (config: Config): Logger =>
@@ -71,7 +72,9 @@ export async function openContext(config: Config, options: OpenOptions = {}): Pr
     if (stored !== box.fingerprint()) {
       throw new ConfigError('SVC_SECRET_KEY', 'does not match the key this database was written with; svc refuses to start rather than lose every webhook secret');
     }
-    return { config, database, clock: options.clock ?? systemClock, box, logger, resolver: options.resolver ?? systemResolver, handoff: { current: null } };
+    // Processes sharing a database time leases by its clock (see database-clock.ts); one process needs no anchor.
+    const clock = options.clock ?? (database.caps.sharedByProcesses ? await databaseClock(database) : systemClock);
+    return { config, database, clock, box, logger, resolver: options.resolver ?? systemResolver };
   } catch (err) {
     await database.close().catch(() => {});
     throw err;
@@ -107,19 +110,20 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   let url: string | null = null;
   let setupLink: string | null = null;
   let stopMaintenance: (() => void) | null = null;
+  if (parts.worker) {
+    const sender = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver)));
+    worker = new DeliveryWorker(ctx, sender, metrics);
+  }
   if (parts.api) {
     stopMaintenance = startMaintenance(ctx);
-    app = await buildApp(ctx, { registry });
+    // The write path hands this process's new jobs straight to its own worker, when there is one.
+    app = await buildApp(ctx, { registry, handoff: worker });
     // The admin exists before the port opens: a client that sees /readyz answer can log in at once.
     setupLink = await bootstrapAdmin(ctx);
     url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
     if (setupLink) ctx.logger.info({ setupLink }, `first start: create the first admin at ${setupLink} (valid for one hour, one use)`);
   }
-  if (parts.worker) {
-    const sender = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver)));
-    worker = new DeliveryWorker(ctx, sender, metrics);
-    await worker.start();
-  }
+  await worker?.start();
   ctx.logger.info({ url, worker: parts.worker, database: ctx.database.caps.name }, 'svc started');
   return {
     app,

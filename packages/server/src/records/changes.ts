@@ -3,11 +3,12 @@ import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
-import { afterCommit, enqueueEvent, NOTHING_ENQUEUED, type Enqueued } from '../webhooks/fanout.js';
-import { recordJson, type RecordJson } from '../webhooks/envelope.js';
+import type { Enqueued } from '../webhooks/queue/enqueue.js';
+import type { Outbox } from '../webhooks/outbox.js';
 import type { Collection } from './collections-store.js';
 import { validateData } from './fields.js';
 import { findIdempotent, saveIdempotent } from './idempotency-store.js';
+import { recordJson, type RecordJson } from './record-json.js';
 import { deleteRecord, findRecord, insertRecord, updateRecord, type StoredRecord } from './records-store.js';
 
 /**
@@ -27,6 +28,7 @@ export interface CreateResult {
 
 export async function createRecord(
   ctx: Context,
+  outbox: Outbox,
   collection: Collection,
   data: Record<string, unknown>,
   idempotency?: { tokenId: string; key: string },
@@ -34,26 +36,25 @@ export async function createRecord(
   const errors = validateData(collection.fields, data, false);
   if (errors.length > 0) invalid(errors);
   const requestHash = sha256Hex(`${collection.name}\0${JSON.stringify(data)}`);
-  const handoff = ctx.handoff.current;
-  const attempt = async (): Promise<CreateResult & { jobs: Enqueued }> =>
+  const attempt = async (): Promise<CreateResult & { jobs: Enqueued | null }> =>
     ctx.database.write(async (trx) => {
       const now = ctx.clock.now();
       if (idempotency) {
         const seen = await findIdempotent(trx, idempotency.tokenId, idempotency.key, now);
         if (seen) {
           if (seen.requestHash !== requestHash) throw new AppError('conflict', 'This Idempotency-Key was used with a different request.');
-          return { status: seen.status, record: JSON.parse(seen.response) as RecordJson, replayed: true, jobs: NOTHING_ENQUEUED };
+          return { status: seen.status, record: JSON.parse(seen.response) as RecordJson, replayed: true, jobs: null };
         }
       }
       const record: StoredRecord = { id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now };
       await insertRecord(trx, record);
       const json = recordJson(record);
       const event = { topic: 'record.created' as const, collection: collection.name, recordId: record.id, payload: { record: json, occurredAt: iso(now) } };
-      const jobs = await enqueueEvent(trx, ctx.database.caps, event, now, { handoff });
+      const jobs = await outbox.enqueue(trx, event, now);
       if (idempotency) await saveIdempotent(trx, idempotency.tokenId, idempotency.key, { requestHash, status: 201, response: JSON.stringify(json) }, now);
       return { status: 201, record: json, replayed: false, jobs };
     });
-  let result: CreateResult & { jobs: Enqueued };
+  let result: CreateResult & { jobs: Enqueued | null };
   try {
     result = await attempt();
   } catch (err) {
@@ -61,7 +62,7 @@ export async function createRecord(
     if (idempotency && ctx.database.caps.isUniqueViolation(err)) result = await attempt();
     else throw err;
   }
-  await afterCommit(ctx, result.jobs, handoff);
+  await outbox.committed(result.jobs);
   return result;
 }
 
@@ -73,10 +74,9 @@ export async function getRecord(ctx: Context, collection: string, id: string): P
 
 const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-export async function patchRecord(ctx: Context, collection: Collection, id: string, data: Record<string, unknown>, ifMatch: number | null): Promise<RecordJson> {
+export async function patchRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, data: Record<string, unknown>, ifMatch: number | null): Promise<RecordJson> {
   const errors = validateData(collection.fields, data, true);
   if (errors.length > 0) invalid(errors);
-  const handoff = ctx.handoff.current;
   const outcome = await ctx.database.write(async (trx) => {
     const before = await findRecord(trx, collection.name, id);
     if (!before) throw new AppError('not_found', 'No such record in this collection.');
@@ -87,26 +87,23 @@ export async function patchRecord(ctx: Context, collection: Collection, id: stri
       else next[k] = v;
     }
     const changed = Object.keys(data).some((k) => !sameValue(before.data[k] ?? null, data[k]));
-    if (!changed) return { record: recordJson(before), jobs: NOTHING_ENQUEUED };
+    if (!changed) return { record: recordJson(before), jobs: null };
     const now = Math.max(ctx.clock.now(), before.updatedAt);
     const after: StoredRecord = { ...before, data: next, version: before.version + 1, updatedAt: now };
     if (!(await updateRecord(trx, after, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
     const json = recordJson(after);
-    const jobs = await enqueueEvent(
+    const jobs = await outbox.enqueue(
       trx,
-      ctx.database.caps,
       { topic: 'record.updated', collection: collection.name, recordId: id, payload: { record: json, previous: recordJson(before), occurredAt: iso(now) } },
       now,
-      { handoff },
     );
     return { record: json, jobs };
   });
-  await afterCommit(ctx, outcome.jobs, handoff);
+  await outbox.committed(outcome.jobs);
   return outcome.record;
 }
 
-export async function removeRecord(ctx: Context, collection: Collection, id: string, ifMatch: number | null): Promise<void> {
-  const handoff = ctx.handoff.current;
+export async function removeRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, ifMatch: number | null): Promise<void> {
   const jobs = await ctx.database.write(async (trx) => {
     const before = await findRecord(trx, collection.name, id);
     if (!before) throw new AppError('not_found', 'No such record in this collection.');
@@ -114,7 +111,7 @@ export async function removeRecord(ctx: Context, collection: Collection, id: str
     if (!(await deleteRecord(trx, collection.name, id, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
     const now = ctx.clock.now();
     const event = { topic: 'record.deleted' as const, collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } };
-    return enqueueEvent(trx, ctx.database.caps, event, now, { handoff });
+    return outbox.enqueue(trx, event, now);
   });
-  await afterCommit(ctx, jobs, handoff);
+  await outbox.committed(jobs);
 }

@@ -1,24 +1,4 @@
-import { iso } from '../lib/clock.js';
-import type { StoredRecord } from '../records/records-store.js';
 import type { Topic } from './topics.js';
-
-export interface RecordJson {
-  id: string;
-  collection: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  data: Record<string, unknown>;
-}
-
-export const recordJson = (r: StoredRecord): RecordJson => ({
-  id: r.id,
-  collection: r.collection,
-  version: r.version,
-  createdAt: iso(r.createdAt),
-  updatedAt: iso(r.updatedAt),
-  data: r.data,
-});
 
 export interface EventInput {
   topic: Topic;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { AttemptErrorCode } from '../errors.js';
 import { checkHost, DestinationError, webhookUrlProblem, type CidrList, type ResolvedAddress, type Resolver } from './destination-guard.js';
 
 /**
@@ -27,7 +28,8 @@ export interface DeliveryRequest {
   body: string | Buffer;
 }
 
-export type FailureCode = 'timeout' | 'connection_failed' | 'tls_failed' | 'dns_failed' | 'destination_refused';
+/** The client's name for what went wrong before a status line arrived: facts, not a verdict (decision.ts decides). */
+export type FailureCode = Extract<AttemptErrorCode, 'timeout' | 'connection_failed' | 'tls_failed' | 'dns_failed' | 'destination_refused'>;
 
 export type AttemptOutcome =
   | { kind: 'response'; statusCode: number; retryAfterSeconds: number | null; snippet: string; durationMs: number }

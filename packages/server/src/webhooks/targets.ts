@@ -4,9 +4,10 @@ import { iso } from '../lib/clock.js';
 import { randomToken } from '../lib/crypto.js';
 import { newId, TEST_RECORD_ID } from '../lib/ids.js';
 import { checkDestination, DestinationError, webhookUrlProblem } from './destination-guard.js';
-import { afterCommit, enqueueEvent } from './fanout.js';
+import type { SecretBox } from '../lib/crypto.js';
+import type { Outbox } from './outbox.js';
 import { deleteTarget, findTarget, insertTarget, updateTarget, type TargetRow } from './targets-store.js';
-import { killJobsOfTarget } from './queue/kill-target-jobs.js';
+import { killTargetJobs } from './queue/kill-target-jobs.js';
 import type { Topic } from './topics.js';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -87,7 +88,7 @@ export async function removeTarget(ctx: Context, id: string): Promise<void> {
   await ctx.database.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
     if (!(await deleteTarget(trx, id, now))) throw new AppError('not_found', 'No such webhook target.');
-    await killJobsOfTarget(trx, id, now);
+    await killTargetJobs(trx, { now, webhookId: id });
   });
 }
 
@@ -106,25 +107,20 @@ export async function rotateSecret(ctx: Context, id: string, overlapSeconds: num
 }
 
 /** The secrets that sign now, newest first: the current one, and the previous one during its overlap. */
-export function signingSecrets(ctx: Context, t: Pick<TargetRow, 'id' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>, now: number): string[] {
-  const secrets = [ctx.box.open(t.secretSealed, t.id)];
+export function signingSecrets(box: SecretBox, t: Pick<TargetRow, 'id' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>, now: number): string[] {
+  const secrets = [box.open(t.secretSealed, t.id)];
   if (t.previousSecretSealed && t.previousSecretExpiresAt !== null && now < t.previousSecretExpiresAt) {
-    secrets.push(ctx.box.open(t.previousSecretSealed, t.id));
+    secrets.push(box.open(t.previousSecretSealed, t.id));
   }
   return secrets;
 }
 
 /** A `webhook.test` job for this target alone, delivered like any other. */
-export async function sendTest(ctx: Context, id: string): Promise<string> {
+export async function sendTest(ctx: Context, outbox: Outbox, id: string): Promise<string> {
   await requireTarget(ctx, id);
   const now = ctx.clock.now();
-  const handoff = ctx.handoff.current;
-  const enqueued = await ctx.database.db.transaction().execute((trx) =>
-    enqueueEvent(trx, ctx.database.caps, { topic: 'webhook.test', collection: TEST_COLLECTION, recordId: TEST_RECORD_ID, payload: { test: true, occurredAt: iso(now) } }, now, {
-      onlyTargetId: id,
-      handoff,
-    }),
-  );
-  await afterCommit(ctx, enqueued, handoff);
-  return enqueued.ids[0]!;
+  const event = { topic: 'webhook.test' as const, collection: TEST_COLLECTION, recordId: TEST_RECORD_ID, payload: { test: true, occurredAt: iso(now) } };
+  const enqueued = await ctx.database.db.transaction().execute((trx) => outbox.enqueue(trx, event, now, id));
+  await outbox.committed(enqueued);
+  return enqueued.jobIds[0]!;
 }

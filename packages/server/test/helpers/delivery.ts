@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { deliveryClientOptions } from '../../src/runtime.js';
 import { createDeliveryClient } from '../../src/webhooks/http-client.js';
-import { DeliveryWorker } from '../../src/webhooks/worker.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { DeliveryWorker } from '../../src/webhooks/worker/worker.js';
 import type { Resolver } from '../../src/webhooks/destination-guard.js';
 import { createTestApp, type TestApp } from './app.js';
 import type { Dialect } from './db.js';
@@ -39,12 +40,18 @@ export interface DeliveryRig extends TestApp {
 }
 
 /** An app, a worker in the same process (as `svc serve` runs them) and a real HTTPS receiver on loopback. */
-export async function createDeliveryRig(dialect: Dialect, env: Record<string, string> = {}, options: { resolver?: Resolver; startWorker?: boolean } = {}): Promise<DeliveryRig> {
+export async function createDeliveryRig(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  options: { resolver?: Resolver; startWorker?: boolean; clock?: Clock; random?: () => number } = {},
+): Promise<DeliveryRig> {
   const receiver = await startHttpsReceiver();
   const { createTestDatabase } = await import('./db.js');
   const database = await createTestDatabase(dialect);
   const caFile = join(database.dir, 'receiver-ca.pem');
   writeFileSync(caFile, receiver.ca);
+  let client: ReturnType<typeof createDeliveryClient> | null = null;
+  let worker: DeliveryWorker | null = null;
   const t = await createTestApp(
     dialect,
     {
@@ -55,10 +62,17 @@ export async function createDeliveryRig(dialect: Dialect, env: Record<string, st
       SVC_WEBHOOK_TIMEOUT_MS: '2000',
       ...env,
     },
-    { database, resolver: options.resolver },
+    {
+      database,
+      resolver: options.resolver,
+      clock: options.clock,
+      handoff: (ctx) => {
+        client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver));
+        return (worker = new DeliveryWorker(ctx, client, null, options.random));
+      },
+    },
   );
-  const client = createDeliveryClient(deliveryClientOptions(t.ctx.config, t.ctx.resolver));
-  const worker = new DeliveryWorker(t.ctx, client);
+  if (!worker || !client) throw new Error('the app was built without its worker');
   if (options.startWorker !== false) await worker.start();
   await t.collection('issues', [{ name: 'title', type: 'text', required: true }]);
   const auth = { authorization: `Bearer ${await t.token()}` };
@@ -84,8 +98,8 @@ export async function createDeliveryRig(dialect: Dialect, env: Record<string, st
       return (await admin('GET', `/admin/v1/deliveries/${id}`)).json();
     },
     close: async () => {
-      await worker.stop(1000);
-      await client.close();
+      await worker!.stop(1000);
+      await client!.close();
       await receiver.close();
       await t.close();
     },

@@ -5,7 +5,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import * as m001 from '../../src/db/migrations/001_initial.js';
 import * as m002 from '../../src/db/migrations/002_claim_index.js';
 import * as m003 from '../../src/db/migrations/003_lean_jobs.js';
-import { claimJobs } from '../../src/webhooks/queue/claim-jobs.js';
+import { claim } from '../../src/webhooks/queue/claim.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
 
 /** The envelope exactly as svc wrote it into every job row before migration 003. */
@@ -66,7 +66,7 @@ describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (d
     ]);
     const columns = await db.introspection.getTables().then((ts) => ts.find((t) => t.name === 'delivery_jobs')!.columns.map((c) => c.name));
     expect(columns).not.toContain('body');
-    const [claimed] = await claimJobs(db, database.caps, { leaseId: 'lease_x', leaseMs: 60_000, limit: 10, webhookId: 'wh_a' });
+    const [[claimed]] = await claim(db, database.caps, { now: Date.now(), leaseMs: 60_000, targets: [{ webhookId: 'wh_a', limit: 10 }] });
     expect(claimed!.id).toBe('del_1');
     expect(claimed!.body).toBe(bodies.del_1);
   });

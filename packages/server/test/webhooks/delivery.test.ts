@@ -4,6 +4,9 @@ import { DIALECTS } from '../helpers/db.js';
 import { createDeliveryRig, signatureValid, type DeliveryRig } from '../helpers/delivery.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { waitFor } from '../helpers/wait.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { claim } from '../../src/webhooks/queue/claim.js';
+import { complete } from '../../src/webhooks/queue/complete.js';
 
 describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
   let rig: DeliveryRig;
@@ -56,8 +59,10 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     expect(deleted.payload.record).toMatchObject({ version: 2, data: { title: 'b' } });
   });
 
-  it('500 then 200: retried after the schedule with the same id and body, signed afresh', async () => {
-    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_RETRY_SCHEDULE: '0s,1s,1s' });
+  it('500 then 200: retried when the schedule says, with the same id and body, signed afresh', async () => {
+    // The clock is moved by hand: the retry is due exactly 5 minutes later (jitter pinned to the middle of ±10 %).
+    const clock = new ManualClock(Date.parse('2026-11-23T12:00:00Z'));
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_RETRY_SCHEDULE: '0s,5m,5m' }, { clock, random: () => 0.5 });
     const target = await rig.target();
     let calls = 0;
     rig.receiver.setHandler((_req, res) => {
@@ -65,13 +70,23 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
       res.writeHead(calls === 1 ? 500 : 200).end(calls === 1 ? 'boom' : 'fine');
     });
     await rig.createRecord({ title: 'retry me' });
-    await waitFor(() => rig.receiver.requests.length === 2, 'the retry', 8000);
+    await waitFor(() => rig.receiver.requests.length === 1, 'the first attempt');
+    const id = String(rig.receiver.requests[0]!.headers['svc-delivery']);
+    const waiting = await settled(id, 'pending');
+    expect(waiting.nextAttemptAt).toBe('2026-11-23T12:05:00.000Z');
+    // One millisecond early: a claim runs, and finds nothing due.
+    clock.advance(5 * 60_000 - 1);
+    await rig.worker.claimNow();
+    await rig.worker.whenIdle();
+    expect(rig.receiver.requests).toHaveLength(1);
+    clock.advance(1);
+    await rig.worker.claimNow();
+    await waitFor(() => rig.receiver.requests.length === 2, 'the retry');
     const [a, b] = rig.receiver.requests;
     expect(a!.body).toBe(b!.body);
     expect(a!.headers['svc-delivery']).toBe(b!.headers['svc-delivery']);
     expect(signatureValid(b!.headers, b!.body, [target.secret])).toBe(true);
-    const gap = b!.receivedAt.getTime() - a!.receivedAt.getTime();
-    expect(gap).toBeGreaterThanOrEqual(850);
+    expect(Number(b!.headers['svc-timestamp']) - Number(a!.headers['svc-timestamp'])).toBe(300);
     const job = await settled(String(a!.headers['svc-delivery']), 'delivered');
     expect(job.attempts.map((x: any) => [x.number, x.statusCode, x.error?.code ?? null, x.responseSnippet])).toEqual([
       [1, 500, 'http_status', 'boom'],
@@ -121,24 +136,33 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
   });
 
   it('a hang past the timeout is a timeout; 429 Retry-After lengthens the wait', async () => {
-    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_TIMEOUT_MS: '300', SVC_WEBHOOK_RETRY_SCHEDULE: '0s,10ms,10ms' });
+    const clock = new ManualClock(Date.parse('2026-11-23T12:00:00Z'));
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_TIMEOUT_MS: '300', SVC_WEBHOOK_RETRY_SCHEDULE: '0s,0s,10s' }, { clock, random: () => 0.5 });
     await rig.target();
     let n = 0;
     rig.receiver.setHandler((_req, res) => {
       n++;
       if (n === 1) return; // hang
-      if (n === 2) return void res.writeHead(429, { 'retry-after': '1' }).end();
+      if (n === 2) return void res.writeHead(429, { 'retry-after': '120' }).end();
       res.writeHead(200).end();
     });
     await rig.createRecord({ title: 'slow' });
-    await waitFor(() => rig.receiver.requests.length === 3, 'three attempts', 8000);
+    await waitFor(() => rig.receiver.requests.length === 2, 'two attempts');
     const id = String(rig.receiver.requests[0]!.headers['svc-delivery']);
+    // The schedule says 10 s; the receiver asked for 120.
+    const waiting = await settled(id, 'pending');
+    expect(waiting.nextAttemptAt).toBe('2026-11-23T12:02:00.000Z');
+    clock.advance(119_999);
+    await rig.worker.claimNow();
+    await rig.worker.whenIdle();
+    expect(rig.receiver.requests).toHaveLength(2);
+    clock.advance(1);
+    await rig.worker.claimNow();
     const job = await settled(id, 'delivered');
     expect(job.attempts[0]).toMatchObject({ statusCode: null, error: { code: 'timeout' } });
     expect(job.attempts[0].durationMs).toBeLessThan(1500);
     expect(job.attempts[1]).toMatchObject({ statusCode: 429 });
-    const gap = rig.receiver.requests[2]!.receivedAt.getTime() - rig.receiver.requests[1]!.receivedAt.getTime();
-    expect(gap).toBeGreaterThanOrEqual(950);
+    expect(job.attempts[2]).toMatchObject({ number: 3, statusCode: 200 });
   });
 
   it('connection refused and a certificate for the wrong name are failed attempts', async () => {
@@ -176,7 +200,9 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     const jobs = (await rig.admin('GET', '/admin/v1/deliveries')).json().items;
     expect(jobs).toHaveLength(1);
     await rig.worker.start();
-    await new Promise((r) => setTimeout(r, 300));
+    // A claim runs with the target disabled, and takes nothing.
+    await rig.worker.claimNow();
+    await rig.worker.whenIdle();
     expect(rig.receiver.requests).toHaveLength(0);
     expect((await rig.job(jobs[0].id)).state).toBe('pending');
     const del = await rig.admin('DELETE', `/admin/v1/webhooks/${target.id}`);
@@ -254,8 +280,9 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     const rows = await jobsOf();
     expect(rows.map((r) => r.state)).toEqual(['delivering', 'delivering', 'pending']);
     expect(rows[0]!.lease_id).toMatch(/^lease_/);
-    expect(rows[1]!.lease_id).toBe(rows[0]!.lease_id);
-    // Timed by the database clock, as a claim's lease is: about SVC_WEBHOOK_LEASE_SECONDS (60 s) from now.
+    // Each hand-off has a lease token of its own, as each claim does: a stale write of one never lands on another.
+    expect(rows[1]!.lease_id).toMatch(/^lease_/);
+    expect(rows[1]!.lease_id).not.toBe(rows[0]!.lease_id);
     expect(Math.abs(Number(rows[0]!.lease_expires_at) - (Date.now() + 60_000))).toBeLessThan(5_000);
     release();
     for (const r of rows) await settled(r.id, 'delivered');
@@ -310,25 +337,25 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     expect(await db.selectFrom('events').selectAll().execute()).toHaveLength(0);
   });
 
-  it('a worker whose lease expired changes nothing; the rescued job is delivered by another', async () => {
-    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_LEASE_SECONDS: '1', SVC_WEBHOOK_TIMEOUT_MS: '500' }, { startWorker: false });
-    await rig.target();
+  it('a lease that expired is rescued and delivered by another claim; the first claim\'s late write changes nothing', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-23T12:00:00Z'));
+    rig = await createDeliveryRig(dialect, {}, { startWorker: false, clock });
+    const target = await rig.target();
     const rec = await rig.createRecord({ title: 'lease' });
-    const { claimJobs } = await import('../../src/webhooks/queue/claim-jobs.js');
-    const { completeJob } = await import('../../src/webhooks/queue/complete-job.js');
     const { db, caps } = rig.ctx.database;
-    const target = (await rig.admin('GET', '/admin/v1/webhooks')).json().items[0];
-    const [claimed] = await claimJobs(db, caps, { leaseId: 'lease_stale', leaseMs: 1000, limit: 10, webhookId: target.id });
-    expect(claimed).toBeDefined();
-    // Claimed jobs are invisible to other claims while the lease holds.
-    expect(await claimJobs(db, caps, { leaseId: 'lease_other', leaseMs: 1000, limit: 10, webhookId: target.id })).toHaveLength(0);
-    await new Promise((r) => setTimeout(r, 1100));
+    const [[stale]] = await claim(db, caps, { now: clock.now(), leaseMs: 60_000, targets: [{ webhookId: target.id, limit: 10 }] });
+    expect(stale).toBeDefined();
+    // Claimed jobs are invisible to other claims while the lease holds, up to its last millisecond.
+    clock.advance(59_999);
+    expect(await claim(db, caps, { now: clock.now(), leaseMs: 60_000, targets: [{ webhookId: target.id, limit: 10 }] })).toEqual([[]]);
+    clock.advance(2);
+    // The worker rescues expired leases when it starts, then claims the job under a lease of its own.
     await rig.worker.start();
-    await waitFor(() => rig.receiver.requests.length === 1, 'rescued delivery', 8000);
-    const job = await settled(claimed!.id, 'delivered');
-    const late = await completeJob(db, caps, claimed!.id, 'lease_stale', { startedAt: Date.now(), durationMs: 1, statusCode: 200, error: null, responseSnippet: '' });
-    expect(late).toBe(false);
-    expect((await rig.job(claimed!.id)).attempts).toHaveLength(job.attempts.length);
-    expect((await jobsFor(rec.id))).toHaveLength(1);
+    const job = await settled(stale!.id, 'delivered');
+    expect(rig.receiver.requests).toHaveLength(1);
+    const late = await complete(db, caps, { now: clock.now(), done: [{ job: stale!, attempt: { startedAt: clock.now(), durationMs: 1, statusCode: 200, error: null, responseSnippet: '' } }] });
+    expect(late.size).toBe(0);
+    expect((await rig.job(stale!.id)).attempts).toHaveLength(job.attempts.length);
+    expect(await jobsFor(rec.id)).toHaveLength(1);
   });
 });

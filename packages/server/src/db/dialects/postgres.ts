@@ -8,6 +8,7 @@ const CHANNEL = 'svc_jobs';
 const caps: DialectCapabilities = {
   name: 'postgres',
   skipLocked: true,
+  dataModifyingWith: true,
   sharedByProcesses: true,
   // clock_timestamp, not now(): now() is frozen at transaction start.
   // A scalar subquery is evaluated once per statement, so the planner can use it in an index range.

@@ -10,6 +10,7 @@ import type { Database, DialectCapabilities } from './types.js';
 const caps: DialectCapabilities = {
   name: 'sqlite',
   skipLocked: false,
+  dataModifyingWith: false,
   sharedByProcesses: false,
   nowMs: () => sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
   currentSchema: async () => undefined,

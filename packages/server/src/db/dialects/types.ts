@@ -10,6 +10,11 @@ export interface DialectCapabilities {
   readonly name: 'sqlite' | 'postgres';
   /** `FOR UPDATE SKIP LOCKED` exists, so many workers can claim concurrently without contention. */
   readonly skipLocked: boolean;
+  /**
+   * `WITH … UPDATE … RETURNING` feeding another statement, and arrays as parameters (`unnest`): a batch of
+   * transitions and their attempt rows is one statement. Without it, the batch travels as one JSON parameter.
+   */
+  readonly dataModifyingWith: boolean;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
   readonly sharedByProcesses: boolean;
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */

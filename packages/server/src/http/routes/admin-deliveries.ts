@@ -9,7 +9,7 @@ import { decodeCursor, page } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { listAttempts } from '../../webhooks/queue/attempts-store.js';
 import { findEnvelope, findJob, listJobs } from '../../webhooks/queue/jobs-store.js';
-import { retryDeadJob } from '../../webhooks/queue/retry-dead-job.js';
+import { retryDead } from '../../webhooks/queue/retry-dead.js';
 import { DeliveryJob, DeliveryJobDetail, DeliveryJobList, ListQuery, errorResponses, ref } from '../schemas.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -73,10 +73,10 @@ export const adminDeliveryRoutes =
     app.post('/admin/v1/deliveries/:id/retry', {
       schema: { summary: 'Send a dead job through one more full round of the schedule', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJob), ...errorResponses(401, 403, 404, 409) } },
     }, async (request) => {
-      const { db, caps } = ctx.database;
+      const { db } = ctx.database;
       const job = await findJob(db, request.params.id);
       if (!job) throw new AppError('not_found', 'No such delivery job.');
-      if (!(await retryDeadJob(db, caps, job.id, ctx.config.webhookRetrySchedule[0] ?? 0))) {
+      if (!(await retryDead(db, { now: ctx.clock.now(), jobId: job.id, firstDelayMs: ctx.config.webhookRetrySchedule[0] ?? 0 }))) {
         if (job.state !== 'dead') throw new AppError('conflict', `Only a dead job can be retried; this one is ${job.state}.`);
         throw new AppError('conflict', 'The target of this job was deleted.');
       }

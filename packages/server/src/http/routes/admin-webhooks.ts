@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { decodeCursor, page } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { listTargets } from '../../webhooks/targets-store.js';
+import type { Outbox } from '../../webhooks/outbox.js';
 import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest } from '../../webhooks/targets.js';
 import { presentTarget } from '../present.js';
 import { ListQuery, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
@@ -16,7 +17,7 @@ const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Topics = Type.Array(TopicSchema, { minItems: 1, maxItems: 16 });
 
 export const adminWebhookRoutes =
-  (ctx: Context): FastifyPluginAsync =>
+  (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -89,5 +90,5 @@ export const adminWebhookRoutes =
         params: IdParams,
         response: { 202: Type.Object({ deliveryId: Type.String() }, { additionalProperties: false }), ...errorResponses(401, 403, 404) },
       },
-    }, async (request, reply) => reply.code(202).send({ deliveryId: await sendTest(ctx, request.params.id) }));
+    }, async (request, reply) => reply.code(202).send({ deliveryId: await sendTest(ctx, outbox, request.params.id) }));
   };

@@ -7,7 +7,8 @@ import { decodeCursor, page } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
 import { listRecordRows } from '../../records/records-store.js';
-import { recordJson } from '../../webhooks/envelope.js';
+import { recordJson } from '../../records/record-json.js';
+import type { Outbox } from '../../webhooks/outbox.js';
 import { bearerAuthHook } from '../auth.js';
 import { recordListJson } from '../present.js';
 import { ListQuery, RecordList, RecordSchema, RecordWrite, errorResponses, ref } from '../schemas.js';
@@ -37,7 +38,7 @@ function idempotencyKey(header: string | string[] | undefined): string | undefin
 }
 
 export const recordRoutes =
-  (ctx: Context): FastifyPluginAsync =>
+  (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     app.addHook('onRequest', bearerAuthHook(ctx));
@@ -75,7 +76,7 @@ export const recordRoutes =
     }, async (request, reply) => {
       const token = request.auth.token!;
       const key = idempotencyKey(request.headers['idempotency-key']);
-      const result = await createRecord(ctx, request.auth.collection!, request.body.data, key ? { tokenId: token.id, key } : undefined);
+      const result = await createRecord(ctx, outbox, request.auth.collection!, request.body.data, key ? { tokenId: token.id, key } : undefined);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(result.status as 201).header('etag', `"${result.record.version}"`).send(result.record);
     });
@@ -107,7 +108,7 @@ export const recordRoutes =
       },
     }, async (request, reply) => {
       const version = ifMatchVersion(request.headers['if-match']);
-      const record = await patchRecord(ctx, request.auth.collection!, request.params.id, request.body.data, version);
+      const record = await patchRecord(ctx, outbox, request.auth.collection!, request.params.id, request.body.data, version);
       return reply.header('etag', `"${record.version}"`).send(record);
     });
 
@@ -123,7 +124,7 @@ export const recordRoutes =
       },
     }, async (request, reply) => {
       const version = ifMatchVersion(request.headers['if-match']);
-      await removeRecord(ctx, request.auth.collection!, request.params.id, version);
+      await removeRecord(ctx, outbox, request.auth.collection!, request.params.id, version);
       return reply.code(204).send(null);
     });
   };

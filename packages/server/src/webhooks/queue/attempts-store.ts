@@ -1,17 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DeliveryAttemptsTable, Tables } from '../../db/tables.js';
+import type { AttemptRecord } from './job.js';
 
-export interface AttemptRecord {
-  startedAt: number;
-  durationMs: number;
-  statusCode: number | null;
-  error: { code: string; message: string } | null;
-  responseSnippet: string;
-}
-
-/** One attempt (a failure; delivered batches are written by completeJobs). */
-export async function insertAttempt(db: Kysely<Tables>, jobId: string, number: number, a: AttemptRecord): Promise<void> {
-  await db
+/** The attempt row a failure transition writes beside its update (delivered batches write theirs in complete.ts). */
+export async function insertAttempt(trx: Kysely<Tables>, jobId: string, number: number, a: AttemptRecord): Promise<void> {
+  await trx
     .insertInto('delivery_attempts')
     .values({
       job_id: jobId,
@@ -29,3 +22,7 @@ export async function insertAttempt(db: Kysely<Tables>, jobId: string, number: n
 export async function listAttempts(db: Kysely<Tables>, jobId: string): Promise<DeliveryAttemptsTable[]> {
   return db.selectFrom('delivery_attempts').selectAll().where('job_id', '=', jobId).orderBy('number').execute();
 }
+
+/** Two statements that must land together: inside the caller's transaction, or in one of our own. */
+export const inTransaction = <T>(db: Kysely<Tables>, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> =>
+  db.isTransaction ? work(db) : db.transaction().execute(work);

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 
-/** pending|delivering → dead for every unfinished job of a deleted target (run in the delete's transaction). */
-export async function killJobsOfTarget(db: Kysely<Tables>, webhookId: string, now: number): Promise<number> {
-  const res = await db
+/** pending|delivering → dead for every unfinished job of a deleted target (in the delete's transaction). */
+export async function killTargetJobs(trx: Kysely<Tables>, opts: { now: number; webhookId: string }): Promise<number> {
+  const res = await trx
     .updateTable('delivery_jobs')
     .set({
       state: 'dead',
@@ -11,9 +11,9 @@ export async function killJobsOfTarget(db: Kysely<Tables>, webhookId: string, no
       lease_expires_at: null,
       last_error_code: 'target_deleted',
       last_error_message: 'The webhook target was deleted.',
-      updated_at: now,
+      updated_at: opts.now,
     })
-    .where('webhook_id', '=', webhookId)
+    .where('webhook_id', '=', opts.webhookId)
     .where('state', 'in', ['pending', 'delivering'])
     .executeTakeFirst();
   return Number(res.numUpdatedRows);

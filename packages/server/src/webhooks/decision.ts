@@ -1,0 +1,55 @@
+import type { AttemptErrorCode } from '../errors.js';
+
+/**
+ * The one place that decides what an attempt means (docs/delivery-states.md, "What an attempt means": every row of
+ * that table is a case of decision.test.ts). Pure: the facts go in, exactly one decision comes out.
+ */
+
+/** What happened, as the HTTP client saw it; or svc's own reason not to make the attempt at all. */
+export type AttemptResult =
+  | { kind: 'response'; statusCode: number; retryAfterSeconds: number | null }
+  | { kind: 'failure'; code: AttemptErrorCode; message: string }
+  | { kind: 'not-attempted'; reason: NotAttemptedReason };
+
+/** Never the receiver's fault, so never an attempt used: the job goes back to pending as it was. */
+export type NotAttemptedReason = 'shutdown' | 'lease-lapsing' | 'target-unavailable' | 'secret-unavailable';
+
+export interface AttemptFacts {
+  result: AttemptResult;
+  /** This attempt's number within its round: 1 for the round's first. */
+  attemptInRound: number;
+  /** SVC_WEBHOOK_RETRY_SCHEDULE in ms: the delay before each attempt of a round; its length is the round's attempts. */
+  schedule: readonly number[];
+  now: number;
+  /** A number in [0, 1): where in ±10 % this wait lands. */
+  jitter: number;
+}
+
+export type AttemptError = { code: AttemptErrorCode; message: string };
+
+export type Decision =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; at: number; error: AttemptError }
+  | { kind: 'dead'; error: AttemptError }
+  | { kind: 'not-attempted'; reason: NotAttemptedReason };
+
+export const RETRY_AFTER_CAP_SECONDS = 3600;
+
+export function decide(facts: AttemptFacts): Decision {
+  const { result } = facts;
+  if (result.kind === 'not-attempted') return result;
+  if (result.kind === 'response' && result.statusCode >= 200 && result.statusCode < 300) return { kind: 'delivered' };
+  // Anything else failed, 3xx included: redirects are never followed.
+  const error: AttemptError =
+    result.kind === 'response' ? { code: 'http_status', message: `The receiver answered ${result.statusCode}.` } : { code: result.code, message: result.message };
+  if (facts.attemptInRound >= facts.schedule.length) return { kind: 'dead', error };
+  const base = facts.schedule[facts.attemptInRound]!;
+  // ±10 % spreads a burst of failures so they do not all come back in the same millisecond; a 0s step stays 0.
+  let wait = base === 0 ? 0 : Math.round(base * (0.9 + 0.2 * facts.jitter));
+  const honoursRetryAfter = result.kind === 'response' && (result.statusCode === 429 || result.statusCode === 503);
+  if (honoursRetryAfter && result.retryAfterSeconds !== null) {
+    // Lengthens the wait, never shortens it, and never beyond the cap.
+    wait = Math.max(wait, Math.min(result.retryAfterSeconds, RETRY_AFTER_CAP_SECONDS) * 1000);
+  }
+  return { kind: 'retry', at: facts.now + wait, error };
+}

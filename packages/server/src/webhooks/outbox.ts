@@ -1,0 +1,30 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/connect.js';
+import type { Tables } from '../db/tables.js';
+import type { EventInput } from './envelope.js';
+import { enqueue, type Enqueued, type JobHandoff } from './queue/enqueue.js';
+
+/**
+ * The write path's way into the delivery engine: a write enqueues its event inside its own transaction, and tells
+ * the outbox once that transaction has committed. The runtime builds it with this process's worker as the hand-off
+ * (or none, for `serve --no-worker` and tests), so the write path never reaches into a running worker by itself.
+ */
+export interface Outbox {
+  enqueue(trx: Kysely<Tables>, event: EventInput, now: number, onlyTargetId?: string): Promise<Enqueued>;
+  /** After the commit: hand the local worker its jobs, and wake workers (here and elsewhere) for the pending ones. */
+  committed(enqueued: Enqueued | null): Promise<void>;
+}
+
+export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null): Outbox {
+  return {
+    enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, event, { now, handoff, onlyTargetId }),
+    async committed(enqueued) {
+      if (!enqueued) return;
+      if (enqueued.handedOver.length > 0) handoff?.adopt(enqueued.handedOver);
+      if (enqueued.pending === 0) return;
+      // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
+      await database.signal.notify().catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
+    },
+  };
+}

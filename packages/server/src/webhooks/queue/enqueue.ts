@@ -1,0 +1,74 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { newId } from '../../lib/ids.js';
+import { envelopeOf, type EventInput } from '../envelope.js';
+import { findTargets, subscribedTargets, type TargetRow } from '../targets-store.js';
+import type { HeldJob } from './job.js';
+
+/**
+ * A worker in the writing process taking the jobs of that process's writes without claiming them: the job is
+ * written `delivering` under a lease of its own in the record's transaction and handed over after the commit. A
+ * claim per write would be a commit of its own (on SQLite a sync) and a trip through the poll loop; this way a
+ * record written by `svc serve` is on its way to the receiver within the same turn of the event loop. A job the
+ * worker has no room for is written `pending`, for any worker to claim. If the process dies between the commit and
+ * the attempt, the lease expires and the job is rescued like any other: still at least once.
+ */
+export interface JobHandoff {
+  /** Inside the writing transaction: a fresh lease for a new job of this target, or null (leave it pending). */
+  leaseFor(webhookId: string): { lease: string; expiresAt: number } | null;
+  /** After the commit: the jobs written under those leases, each with its target as the write read it. */
+  adopt(jobs: ReadonlyArray<{ job: HeldJob; target: TargetRow }>): void;
+}
+
+/** What a write enqueued: jobs left pending (workers are woken for them) and jobs handed to this process's worker. */
+export interface Enqueued {
+  eventId: string;
+  jobIds: string[];
+  pending: number;
+  handedOver: Array<{ job: HeldJob; target: TargetRow }>;
+}
+
+/**
+ * [*] → pending, or [*] → delivering (hand-off): inside the caller's transaction, the event and one job per enabled
+ * subscribed target (or for `onlyTargetId`). Either all of it commits with the record write or none of it does.
+ */
+export async function enqueue(
+  trx: Kysely<Tables>,
+  event: EventInput,
+  opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string },
+): Promise<Enqueued> {
+  const { now, handoff, onlyTargetId } = opts;
+  const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : await subscribedTargets(trx, event.topic);
+  const eventId = newId('evt', now);
+  // The payload is stored once, on the event, for all of its jobs (none: nothing will ever read it).
+  const payload = targets.length === 0 ? null : JSON.stringify(event.payload);
+  await trx.insertInto('events').values({ id: eventId, topic: event.topic, collection: event.collection, record_id: event.recordId, payload, created_at: now }).execute();
+  if (payload === null) return { eventId, jobIds: [], pending: 0, handedOver: [] };
+  const handedOver: Enqueued['handedOver'] = [];
+  const rows = targets.map((target) => {
+    const id = newId('del', now);
+    const lease = handoff?.leaseFor(target.id) ?? null;
+    const parts = { id, topic: event.topic, collection: event.collection, record_id: event.recordId };
+    if (lease) {
+      const body = envelopeOf(parts, payload);
+      handedOver.push({ job: { id, webhookId: target.id, lease: lease.lease, leaseExpiresAt: lease.expiresAt, attemptCount: 0, roundStart: 0, body }, target });
+    }
+    return {
+      ...parts,
+      webhook_id: target.id,
+      event_id: eventId,
+      state: lease ? ('delivering' as const) : ('pending' as const),
+      attempt_count: 0,
+      round_start: 0,
+      next_attempt_at: now,
+      lease_id: lease?.lease ?? null,
+      lease_expires_at: lease?.expiresAt ?? null,
+      last_error_code: null,
+      last_error_message: null,
+      created_at: now,
+      updated_at: now,
+    };
+  });
+  await trx.insertInto('delivery_jobs').values(rows).execute();
+  return { eventId, jobIds: rows.map((r) => r.id), pending: rows.length - handedOver.length, handedOver };
+}

@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A job held under a lease, by a claim or a hand-off: what an attempt needs, and the token that fences every
+ * transition that ends it. Each claim and each hand-off gets a token of its own, so a write made under an earlier
+ * claim of the same job (a lease that expired, was rescued and claimed again, even by the same process) matches
+ * no row and changes nothing.
+ */
+export interface HeldJob {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly lease: string;
+  readonly leaseExpiresAt: number;
+  /** Attempts made before this one, in all rounds; this attempt's number is attemptCount + 1. */
+  readonly attemptCount: number;
+  /** attemptCount at which the current round of the schedule began (a manual retry starts a new round). */
+  readonly roundStart: number;
+  /** The exact bytes every attempt of this job sends. */
+  readonly body: string;
+}
+
+/** What names one claim of one job: the two a transition's guard matches. */
+export type HeldRef = Pick<HeldJob, 'id' | 'lease'>;
+
+/** One attempt as it is stored (`delivery_attempts`); its number is the job's attempt count after the transition. */
+export interface AttemptRecord {
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: { code: string; message: string } | null;
+  responseSnippet: string;
+}
+
+export const newLeaseToken = (): string => `lease_${randomBytes(12).toString('base64url')}`;

@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { inTransaction, insertAttempt } from './attempts-store.js';
+import type { AttemptRecord, HeldRef } from './job.js';
+
+/** delivering → dead: the round's last attempt failed; the attempt is recorded with it. False when the lease was lost. */
+export async function markDead(
+  db: Kysely<Tables>,
+  opts: { now: number; job: HeldRef; attempt: AttemptRecord & { error: { code: string; message: string } } },
+): Promise<boolean> {
+  const { now, job, attempt } = opts;
+  return inTransaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('delivery_jobs')
+      .set((eb) => ({
+        state: 'dead',
+        attempt_count: eb('attempt_count', '+', 1),
+        lease_id: null,
+        lease_expires_at: null,
+        last_error_code: attempt.error.code,
+        last_error_message: attempt.error.message,
+        updated_at: now,
+      }))
+      .where('id', '=', job.id)
+      .where('state', '=', 'delivering')
+      .where('lease_id', '=', job.lease)
+      .returning('attempt_count')
+      .executeTakeFirst();
+    if (!row) return false;
+    await insertAttempt(trx, job.id, row.attempt_count, attempt);
+    return true;
+  });
+}

@@ -1,0 +1,22 @@
+import { sql, type Kysely } from 'kysely';
+import type { DialectCapabilities } from '../../db/dialects/types.js';
+import type { Tables } from '../../db/tables.js';
+import type { HeldRef } from './job.js';
+
+/**
+ * delivering → pending without using an attempt: svc's own reasons not to make one (shutdown, a lease about to
+ * lapse, the target disabled since the claim). Each job only under the lease of the claim it names. The due time is
+ * left as it was, so a released job is claimable at once.
+ */
+export async function release(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobs: readonly HeldRef[] }): Promise<number> {
+  if (opts.jobs.length === 0) return 0;
+  const pairs = opts.jobs.map((j) => [j.id, j.lease]);
+  const held = caps.dataModifyingWith
+    ? sql`select * from unnest(${pairs.map((p) => p[0])}::text[], ${pairs.map((p) => p[1])}::text[]) as held(id, lease)`
+    : sql`select value ->> 0 as id, value ->> 1 as lease from json_each(${JSON.stringify(pairs)})`;
+  const res = await sql`
+    update delivery_jobs set state = 'pending', lease_id = null, lease_expires_at = null, updated_at = ${opts.now}
+      from (${held}) as held
+     where delivery_jobs.id = held.id and delivery_jobs.state = 'delivering' and delivery_jobs.lease_id = held.lease`.execute(db);
+  return Number(res.numAffectedRows ?? 0);
+}

@@ -1,0 +1,69 @@
+import type { AttemptOutcome, DeliveryRequest } from '../http-client.js';
+import type { AttemptResult } from '../decision.js';
+import type { HeldJob } from '../queue/job.js';
+import { signatureHeader } from '../signing.js';
+import type { TargetRow } from '../targets-store.js';
+import type { SecretCache } from './secret-cache.js';
+
+export interface DeliverySender {
+  send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
+}
+
+/** The facts of one attempt: what the decision needs, and what the attempt's record keeps. */
+export interface AttemptFacts {
+  result: AttemptResult;
+  startedAt: number;
+  durationMs: number;
+  snippet: string;
+}
+
+export interface AttemptDeps {
+  sender: DeliverySender;
+  secrets: SecretCache;
+  now: () => number;
+  leaseSafetyMs: number;
+}
+
+/**
+ * Prepare, sign and send one attempt of a held job. Reports facts only; decide() says what they mean. An attempt is
+ * not made (and uses none of the job's) when svc has its own reason: the target is gone or disabled since the claim,
+ * its secret cannot be opened, or the job waited so long its lease could lapse mid-attempt.
+ */
+export async function attempt(job: HeldJob, target: TargetRow | undefined, deps: AttemptDeps, signal: AbortSignal): Promise<AttemptFacts> {
+  const startedAt = deps.now();
+  const notAttempted = (reason: Extract<AttemptResult, { kind: 'not-attempted' }>['reason']): AttemptFacts => ({
+    result: { kind: 'not-attempted', reason },
+    startedAt,
+    durationMs: 0,
+    snippet: '',
+  });
+  if (!target || !target.enabled) return notAttempted('target-unavailable');
+  if (job.leaseExpiresAt - startedAt < deps.leaseSafetyMs) return notAttempted('lease-lapsing');
+  let secrets: string[];
+  try {
+    secrets = deps.secrets.secretsFor(target, startedAt);
+  } catch {
+    return notAttempted('secret-unavailable');
+  }
+  const timestamp = Math.floor(startedAt / 1000);
+  const outcome = await deps.sender.send(
+    {
+      url: target.url,
+      body: job.body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'svc-webhooks/1',
+        'svc-delivery': job.id,
+        'svc-timestamp': String(timestamp),
+        'svc-signature': signatureHeader(secrets, timestamp, job.body),
+      },
+    },
+    signal,
+  );
+  if (signal.aborted) return notAttempted('shutdown');
+  const result: AttemptResult =
+    outcome.kind === 'response'
+      ? { kind: 'response', statusCode: outcome.statusCode, retryAfterSeconds: outcome.retryAfterSeconds }
+      : { kind: 'failure', code: outcome.code, message: outcome.message };
+  return { result, startedAt, durationMs: outcome.durationMs, snippet: outcome.kind === 'response' ? outcome.snippet : '' };
+}

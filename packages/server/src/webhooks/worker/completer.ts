@@ -1,0 +1,144 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DialectCapabilities } from '../../db/dialects/types.js';
+import type { Tables } from '../../db/tables.js';
+import type { Decision } from '../decision.js';
+import { complete } from '../queue/complete.js';
+import type { AttemptRecord, HeldJob } from '../queue/job.js';
+import { markDead } from '../queue/mark-dead.js';
+import { release } from '../queue/release.js';
+import { scheduleRetry } from '../queue/schedule-retry.js';
+
+/** A decided attempt, waiting for its transition to be written. */
+export interface Finished {
+  job: HeldJob;
+  decision: Decision;
+  /** The attempt's record (unused when the decision is not-attempted). */
+  attempt: AttemptRecord;
+}
+
+export interface CompleterOptions {
+  now: () => number;
+  logger: Logger;
+  /**
+   * What to write instead when a result cannot be written as it is, after `tries`: the same attempt as a failed one
+   * with nothing of the receiver's answer kept (decided again, so the schedule still runs). Never an endless
+   * redelivery: that would be a job whose result can never land, sent again each time its lease expires.
+   */
+  degrade: (f: Finished, err: unknown) => Finished;
+  maxBatch?: number;
+  /**
+   * How long a batch gathers before it commits. better-sqlite3 runs a whole transaction without letting a response
+   * in, so without a pause most batches would hold a handful of results, each batch paying a sync.
+   */
+  gatherMs?: number;
+  tries?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Group commit for finished attempts: whatever queues during a short gathering pause, or while the previous commit is
+ * in flight, is written in one transaction (the delivered jobs with one guarded UPDATE and one INSERT of their
+ * attempts, on PostgreSQL one statement for both; failures and releases beside them). Under load that turns hundreds
+ * of statements and syncs into a few. Until its write lands a job stays `delivering` under its lease, so nobody else
+ * takes it; if it never lands (database gone, process killed) the lease expires and the job is sent again. A batch
+ * that fails as a whole is written one result at a time, so one bad write cannot take the others down with it.
+ */
+export class Completer {
+  private queue: Finished[] = [];
+  private flushing: Promise<void> | null = null;
+  private readonly maxBatch: number;
+  private readonly gatherMs: number;
+  private readonly tries: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly caps: DialectCapabilities,
+    private readonly opts: CompleterOptions,
+  ) {
+    this.maxBatch = opts.maxBatch ?? 256;
+    this.gatherMs = opts.gatherMs ?? 10;
+    this.tries = opts.tries ?? 3;
+    this.sleep = opts.sleep ?? pause;
+  }
+
+  submit(finished: Finished): void {
+    this.queue.push(finished);
+    if (!this.flushing) this.flushing = this.drain();
+  }
+
+  /** Resolves when everything submitted so far is written (or given up on). */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      if (this.gatherMs > 0 && this.queue.length < this.maxBatch) await this.sleep(this.gatherMs);
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        this.report(batch, await this.write(batch));
+      } catch {
+        for (const f of batch) await this.writeAlone(f);
+      }
+    }
+    this.flushing = null;
+  }
+
+  /** One result, tried again after a pause, then degraded; a database that refuses even that leaves it to the lease. */
+  private async writeAlone(f: Finished): Promise<void> {
+    let last: unknown;
+    for (let i = 0; i < this.tries; i++) {
+      if (i > 0) await this.sleep(50 * 4 ** (i - 1));
+      try {
+        return this.report([f], await this.write([f]));
+      } catch (err) {
+        last = err;
+      }
+    }
+    // A release that cannot be written needs no stand-in: the lease expires and the job is claimed again.
+    if (f.decision.kind === 'not-attempted') {
+      this.opts.logger.error({ err: last, deliveryId: f.job.id }, 'releasing the job failed; its lease will expire');
+      return;
+    }
+    const degraded = this.opts.degrade(f, last);
+    this.opts.logger.error({ err: last, deliveryId: f.job.id }, 'the attempt could not be recorded as it was; recording it as a failed attempt');
+    try {
+      this.report([degraded], await this.write([degraded]));
+    } catch (err) {
+      this.opts.logger.error({ err, deliveryId: f.job.id }, 'recording the attempt failed; the job is sent again when its lease expires');
+    }
+  }
+
+  private report(batch: readonly Finished[], applied: Set<string>): void {
+    for (const f of batch) {
+      if (!applied.has(f.job.id) && f.decision.kind !== 'not-attempted') {
+        this.opts.logger.warn({ deliveryId: f.job.id }, 'lease lost before the attempt was recorded; another claim owns the job');
+      }
+    }
+  }
+
+  /** All delivered (the usual case under load): complete() alone, one statement on PostgreSQL. Else one transaction. */
+  private async write(batch: readonly Finished[]): Promise<Set<string>> {
+    const now = this.opts.now();
+    const delivered = batch.filter((f) => f.decision.kind === 'delivered').map((f) => ({ job: f.job, attempt: f.attempt }));
+    if (delivered.length === batch.length) return complete(this.db, this.caps, { now, done: delivered });
+    return this.db.transaction().execute(async (trx) => {
+      const applied = await complete(trx, this.caps, { now, done: delivered });
+      const released: HeldJob[] = [];
+      for (const { job, decision, attempt } of batch) {
+        if (decision.kind === 'not-attempted') released.push(job);
+        else if (decision.kind === 'retry') {
+          if (await scheduleRetry(trx, { now, job, attempt: { ...attempt, error: decision.error }, at: decision.at })) applied.add(job.id);
+        } else if (decision.kind === 'dead') {
+          if (await markDead(trx, { now, job, attempt: { ...attempt, error: decision.error } })) applied.add(job.id);
+        }
+      }
+      await release(trx, this.caps, { now, jobs: released });
+      return applied;
+    });
+  }
+}

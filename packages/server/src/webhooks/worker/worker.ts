@@ -1,0 +1,248 @@
+import type { Context } from '../../context.js';
+import { decide, type Decision } from '../decision.js';
+import type { WebhookMetrics } from '../metrics.js';
+import { claim } from '../queue/claim.js';
+import type { JobHandoff } from '../queue/enqueue.js';
+import { newLeaseToken, type HeldJob } from '../queue/job.js';
+import { rescue } from '../queue/rescue.js';
+import { enabledTargets, type TargetRow } from '../targets-store.js';
+import { attempt, type AttemptFacts, type DeliverySender } from './attempt.js';
+import { Completer, type Finished } from './completer.js';
+import { Scheduler } from './scheduler.js';
+import { SecretCache } from './secret-cache.js';
+import { Slots, type Held } from './slots.js';
+
+export type { DeliverySender } from './attempt.js';
+
+/**
+ * The delivery worker: claims due jobs (scheduler.ts says when and how many), runs their attempts within the
+ * concurrency limits (slots.ts), has each attempt's facts decided (decision.ts) and its transition written in
+ * batches (completer.ts). Wakes on commit signals, with a slow poll as the fallback; rescues expired leases of dead
+ * workers. Takes the jobs of its own process's writes through the JobHandoff the runtime wires to the write path.
+ * Time comes from the context's clock, so tests of retries, leases and rescue move it by hand.
+ */
+export class DeliveryWorker implements JobHandoff {
+  private readonly slots: Slots;
+  private readonly scheduler: Scheduler;
+  private readonly secrets: SecretCache;
+  private readonly completer: Completer;
+  private stopped = true;
+  /** Aborted when stop()'s grace runs out: cancels every attempt still in flight. */
+  private cancelAll = new AbortController();
+  /** Set by wake-ups and the poll: re-read the targets and probe idle ones again. */
+  private refreshDue = true;
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
+  private readonly attempts = new Set<Promise<void>>();
+  private timers: NodeJS.Timeout[] = [];
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly sender: DeliverySender,
+    private readonly metrics: WebhookMetrics | null = null,
+    private readonly random: () => number = Math.random,
+  ) {
+    const { webhookConcurrency: perProcess, webhookTargetConcurrency: perTarget } = ctx.config;
+    this.slots = new Slots(perProcess, perTarget);
+    this.scheduler = new Scheduler({ perProcess, perTarget });
+    this.secrets = new SecretCache(ctx.box);
+    this.completer = new Completer(ctx.database.db, ctx.database.caps, {
+      now: () => ctx.clock.now(),
+      logger: ctx.logger,
+      degrade: (f, err) => this.degrade(f, err),
+    });
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.refreshDue = true;
+    this.cancelAll = new AbortController();
+    const wake = () => {
+      this.refreshDue = true;
+      this.kick();
+    };
+    this.unsubscribe = await this.ctx.database.signal.subscribe(wake);
+    const rescueEvery = Math.max(1000, Math.min(15_000, (this.ctx.config.webhookLeaseSeconds * 1000) / 4));
+    this.timers = [setInterval(wake, this.ctx.config.webhookPollMs), setInterval(() => void this.rescue(), rescueEvery)];
+    await this.rescue();
+    this.kick();
+  }
+
+  /** Stop claiming; give attempts in flight `graceMs` to finish, then cancel them; every claim and write in progress is awaited. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.unsubscribe?.().catch(() => {});
+    // A claim under way lands its jobs in the slots (or releases them, seeing stopped): wait for it first.
+    while (this.pumping) await this.pumping;
+    for (const held of this.slots.drain()) this.finish(held.job, { kind: 'not-attempted', reason: 'shutdown' }, null);
+    const timer = setTimeout(() => this.cancelAll.abort(), graceMs);
+    await Promise.allSettled([...this.attempts]);
+    clearTimeout(timer);
+    await this.completer.idle();
+  }
+
+  /** JobHandoff: a lease for a new job of this process's own write, if its target has room here. */
+  leaseFor(webhookId: string): { lease: string; expiresAt: number } | null {
+    if (this.stopped || !this.scheduler.hasRoom(webhookId, this.slots)) return null;
+    return { lease: newLeaseToken(), expiresAt: this.ctx.clock.now() + this.ctx.config.webhookLeaseSeconds * 1000 };
+  }
+
+  /** JobHandoff: the jobs written under those leases have committed. */
+  adopt(jobs: ReadonlyArray<{ job: HeldJob; target: TargetRow }>): void {
+    if (this.stopped) {
+      for (const { job } of jobs) this.finish(job, { kind: 'not-attempted', reason: 'shutdown' }, null);
+      return;
+    }
+    this.hold(jobs);
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump().finally(() => {
+      this.pumping = null;
+      if (this.pumpAgain && !this.stopped) {
+        this.pumpAgain = false;
+        this.kick();
+      } else if (this.slots.inFlight === 0) this.idleWaiters.splice(0).forEach((f) => f());
+    });
+  }
+
+  /** One round of claims now, as a wake-up would run it; resolves when it is done (tests). */
+  async claimNow(): Promise<void> {
+    this.refreshDue = true;
+    this.kick();
+    while (this.pumping) await this.pumping;
+  }
+
+  /** Resolves when nothing is held or being written (tests and benchmarks). */
+  async whenIdle(): Promise<void> {
+    if (this.slots.inFlight > 0 || this.pumping) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.completer.idle();
+  }
+
+  /** Claims until no target wants more: see Scheduler.plan(). */
+  private async pump(): Promise<void> {
+    try {
+      if (this.refreshDue) {
+        this.refreshDue = false;
+        const rows = await enabledTargets(this.ctx.database.db);
+        this.scheduler.setTargets(rows);
+        this.secrets.retain(this.scheduler.targetIds());
+      }
+      for (;;) {
+        const wants = this.stopped ? null : this.scheduler.plan(this.slots);
+        if (!wants) return;
+        const claims = await claim(this.ctx.database.db, this.ctx.database.caps, {
+          now: this.ctx.clock.now(),
+          leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
+          targets: wants,
+        });
+        this.scheduler.claimed(wants, claims.map((c) => c.length));
+        const jobs = claims.flat();
+        if (this.stopped) {
+          for (const job of jobs) this.finish(job, { kind: 'not-attempted', reason: 'shutdown' }, null);
+          return;
+        }
+        this.hold(jobs.map((job) => ({ job })));
+        if (jobs.length === 0) return;
+      }
+    } catch (err) {
+      this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
+    }
+  }
+
+  private hold(jobs: readonly Held[]): void {
+    this.slots.hold(jobs);
+    this.startReady();
+  }
+
+  private startReady(first?: string): void {
+    if (this.stopped) return;
+    for (const held of this.slots.takeReady(first)) {
+      const task = this.run(held)
+        .catch((err: unknown) => this.ctx.logger.error({ err, deliveryId: held.job.id }, 'delivery attempt crashed'))
+        .finally(() => {
+          this.attempts.delete(task);
+          this.slots.free(held.job.webhookId);
+          // A freed slot goes to this target's next job, or, when the process-wide limit held others back, theirs.
+          this.startReady(held.job.webhookId);
+          this.kick();
+        });
+      this.attempts.add(task);
+    }
+  }
+
+  private async run(held: Held): Promise<void> {
+    const { job } = held;
+    const target = held.target ?? this.scheduler.target(job.webhookId);
+    const facts = await attempt(
+      job,
+      target,
+      { sender: this.sender, secrets: this.secrets, now: () => this.ctx.clock.now(), leaseSafetyMs: this.ctx.config.webhookTimeoutMs },
+      this.cancelAll.signal,
+    );
+    const decision = this.decide(job, facts);
+    if (decision.kind !== 'not-attempted') {
+      this.scheduler.observe(job.webhookId, facts.durationMs);
+      this.metrics?.observeAttempt(decision.kind === 'delivered' ? 'delivered' : decision.error.code, facts.durationMs);
+    }
+    // The slot frees as soon as the HTTP attempt ends; the transition joins the next group commit meanwhile.
+    this.finish(job, decision, facts);
+  }
+
+  private decide(job: HeldJob, facts: AttemptFacts): Decision {
+    return decide({
+      result: facts.result,
+      attemptInRound: job.attemptCount + 1 - job.roundStart,
+      schedule: this.ctx.config.webhookRetrySchedule,
+      now: this.ctx.clock.now(),
+      jitter: this.random(),
+    });
+  }
+
+  private finish(job: HeldJob, decision: Decision, facts: AttemptFacts | null): void {
+    const attempt = {
+      startedAt: facts?.startedAt ?? 0,
+      durationMs: facts?.durationMs ?? 0,
+      statusCode: facts?.result.kind === 'response' ? facts.result.statusCode : null,
+      error: null,
+      responseSnippet: facts?.snippet ?? '',
+    };
+    this.completer.submit({ job, decision, attempt });
+  }
+
+  /** A result that could not be written as it was: the same attempt, failed, nothing of the answer kept. */
+  private degrade(f: Finished, err: unknown): Finished {
+    const message = `The attempt's result could not be stored (${(err as { code?: string } | null)?.code ?? 'database error'}).`;
+    const decision = decide({
+      result: { kind: 'failure', code: 'result_unrecorded', message },
+      attemptInRound: f.job.attemptCount + 1 - f.job.roundStart,
+      schedule: this.ctx.config.webhookRetrySchedule,
+      now: this.ctx.clock.now(),
+      jitter: this.random(),
+    });
+    return { job: f.job, decision, attempt: { ...f.attempt, responseSnippet: '' } };
+  }
+
+  private async rescue(): Promise<void> {
+    try {
+      const n = await rescue(this.ctx.database.db, { now: this.ctx.clock.now() });
+      if (n > 0) {
+        this.ctx.logger.warn({ jobs: n }, 'rescued delivery jobs whose lease expired');
+        this.refreshDue = true;
+        this.kick();
+      }
+    } catch (err) {
+      this.ctx.logger.error({ err }, 'rescuing expired leases failed');
+    }
+  }
+}
