@@ -33,6 +33,8 @@ export interface Config {
   /** Parsed at start: a bad entry stops the process instead of failing the first save of a target. */
   readonly webhookAllowCidrs: CidrList;
   readonly webhookCaFile: string | null;
+  /** One name look-up for a delivery, A and AAAA together. */
+  readonly dnsTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -161,4 +163,5 @@ export const SETTINGS: readonly Setting[] = [
   setting({ key: 'webhookPollMs', env: 'SVC_WEBHOOK_POLL_MS', defaultText: '1000', doc: 'fallback poll when no wake-up arrives', parse: integer(10, 3_600_000), fallback: () => 1000 }),
   setting({ key: 'webhookAllowCidrs', env: 'SVC_WEBHOOK_ALLOW_CIDRS', defaultText: 'empty', doc: 'destinations that would otherwise be refused as private, e.g. 127.0.0.0/8,::1/128', parse: parseCidrList, fallback: () => [] }),
   setting({ key: 'webhookCaFile', env: 'SVC_WEBHOOK_CA_FILE', defaultText: 'unset', doc: 'PEM file of extra certificate authorities trusted for deliveries', parse: optionalText, fallback: () => null }),
+  setting({ key: 'dnsTimeoutMs', env: 'SVC_DNS_TIMEOUT_MS', defaultText: '5000', doc: 'name resolution for one delivery (hosts file, then DNS); it holds no thread meanwhile', parse: integer(100, 60_000), fallback: () => 5000 }),
 ];

@@ -24,6 +24,7 @@ describe('configuration', () => {
       webhookPollMs: 1000,
       webhookAllowCidrs: [],
       webhookCaFile: null,
+      dnsTimeoutMs: 5000,
     });
     expect(c.webhookRetrySchedule).toEqual([0, 5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(Object.isFrozen(c)).toBe(true);
@@ -40,6 +41,8 @@ describe('configuration', () => {
     ['SVC_DATABASE_URL', 'mysql://x'],
     ['SVC_PUBLIC_URL', 'not a url'],
     ['SVC_WEBHOOK_TIMEOUT_MS', '-5'],
+    ['SVC_DNS_TIMEOUT_MS', '99'],
+    ['SVC_DNS_TIMEOUT_MS', '60001'],
     ['SVC_NOT_A_SETTING', 'x'],
     ['SVC_WEBHOOK_ALLOW_CIDRS', '10.0.0.0/33,garbage'],
     ['SVC_WEBHOOK_ALLOW_CIDRS', '127.0.0.1/8/8'],
