@@ -1,8 +1,9 @@
 // A complete svc webhook receiver on node:http: raw body with a size cap, verification, de-duplication.
 // Run: npm run build -w packages/sdk && SVC_WEBHOOK_SECRET=whsec_… PORT=3000 node examples/receiver-node-http.mjs
 // During a secret rotation, SVC_WEBHOOK_SECRET may hold both secrets separated by a comma. With REDIS_URL set (and the
-// `redis` package installed) de-duplication is shared through Redis, as several receiver processes need. svc delivers only to
-// public HTTPS URLs: run this behind a TLS-terminating proxy (HOST defaults to loopback for that reason).
+// `redis` package installed) de-duplication is shared through Redis, as several receiver processes need.
+// svc delivers only to public HTTPS URLs: run this behind a TLS-terminating proxy (HOST defaults to loopback for that
+// reason).
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { MemoryDedupeStore, WebhookVerificationError, handleDelivery } from 'svc-sdk/verify';

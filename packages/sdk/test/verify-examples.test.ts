@@ -238,7 +238,8 @@ describe.skipIf(!redisUrl())('examples: a receiver process killed mid-handler, R
     const port = Number((await lines.next(/^port (\d+)$/))[1]);
 
     const d = signedDelivery();
-    const attempt = fetch(`http://127.0.0.1:${port}/webhooks/svc`, { method: 'POST', headers: d.headers, body: d.body });
+    const url = `http://127.0.0.1:${port}/webhooks/svc`;
+    const attempt = fetch(url, { method: 'POST', headers: d.headers, body: d.body });
     await lines.next(new RegExp(`^handling ${d.id}$`));
     const claimedAt = Date.now();
     child.kill('SIGKILL');

@@ -65,7 +65,8 @@ export async function handleDelivery<T>(
 ): Promise<HandleDeliveryResult<T>> {
   const { store } = options;
   checkStore(store);
-  const inProgressTtl = seconds(options.inProgressTtlSeconds ?? DEFAULT_IN_PROGRESS_TTL_SECONDS, 'inProgressTtlSeconds');
+  const { inProgressTtlSeconds = DEFAULT_IN_PROGRESS_TTL_SECONDS } = options;
+  const inProgressTtl = seconds(inProgressTtlSeconds, 'inProgressTtlSeconds');
   const doneTtl = seconds(options.doneTtlSeconds ?? options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS, 'doneTtlSeconds');
   const envelope = await verifyDelivery(options);
 
