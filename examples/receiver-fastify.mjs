@@ -10,7 +10,8 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * @param {{ secret?: string, secrets?: string[], onEvent: (envelope: object) => unknown,
- *   store?: import('svc-sdk/verify').DedupeStore, path?: string, maxBodyBytes?: number, logger?: boolean }} options
+ *   store?: import('svc-sdk/verify').DedupeStore, inProgressTtlSeconds?: number, path?: string,
+ *   maxBodyBytes?: number, logger?: boolean }} options
  * @returns {import('fastify').FastifyInstance} not yet listening
  */
 export function createReceiver({
@@ -18,6 +19,7 @@ export function createReceiver({
   secrets,
   onEvent,
   store = new MemoryDedupeStore(),
+  inProgressTtlSeconds,
   path = '/webhooks/svc',
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
   logger = false,
@@ -35,12 +37,17 @@ export function createReceiver({
     webhooks.post(path, async (req, reply) => {
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       try {
-        const outcome = await handleDelivery({ secret, secrets, headers: req.headers, rawBody, store }, onEvent);
+        const outcome = await handleDelivery(
+          { secret, secrets, headers: req.headers, rawBody, store, inProgressTtlSeconds },
+          onEvent,
+        );
         return reply.code(200).send({ ok: true, duplicate: outcome.duplicate });
       } catch (error) {
-        // 401 for a delivery that cannot be authenticated, 400 for an authentic one that is unusable.
+        // 401 for a delivery that cannot be authenticated, 400 for an authentic one that is unusable, 409 while
+        // another run is still processing the same delivery (never 2xx: that run may yet fail, and svc must try again).
         if (error instanceof WebhookVerificationError) return reply.code(error.status).send({ error: error.code });
-        // The claim was released; a 5xx makes svc retry, and the retry runs onEvent again.
+        // The claim was released (or the success could not be recorded): a 5xx makes svc retry, and the retry runs
+        // onEvent again.
         req.log.error({ err: error }, 'webhook handler failed');
         return reply.code(500).send({ error: 'handler_failed' });
       }

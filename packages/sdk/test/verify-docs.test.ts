@@ -44,8 +44,12 @@ describe('docs/receiving-webhooks.md worked example', () => {
 describe('packages/sdk/README.md', () => {
   const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
 
-  it('names every runtime export of svc-sdk/verify and svc-sdk/verify/postgres', async () => {
-    const modules = [await import('../src/verify/index.js'), await import('../src/verify/postgres-store.js')];
+  it('names every runtime export of svc-sdk/verify, svc-sdk/verify/postgres and svc-sdk/verify/redis', async () => {
+    const modules = [
+      await import('../src/verify/index.js'),
+      await import('../src/verify/postgres-store.js'),
+      await import('../src/verify/redis-store.js'),
+    ];
     for (const name of modules.flatMap((m) => Object.keys(m))) expect(readme, name).toContain(`\`${name}\``);
   });
 });

@@ -1,7 +1,12 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RedisDedupeStore } from '../src/verify/redis-store.js';
 import { OLD_SECRET, SECRET, deliveryId, envelopeBody, signedDelivery, v1 } from './helpers/deliveries.js';
+import { connectRedis, deleteKeys, redisUrl, type RedisTestClient } from './helpers/redis.js';
 import { ensureVerifyBuilt } from './helpers/sdk-build.js';
 
 interface Receiver {
@@ -10,7 +15,14 @@ interface Receiver {
 }
 
 type OnEvent = (envelope: { id: string; topic: string }) => unknown;
-type Options = { secret?: string; secrets?: string[]; onEvent: OnEvent; maxBodyBytes?: number };
+type Options = {
+  secret?: string;
+  secrets?: string[];
+  onEvent: OnEvent;
+  maxBodyBytes?: number;
+  inProgressTtlSeconds?: number;
+  store?: unknown;
+};
 
 const receivers: Record<string, (options: Options) => Promise<Receiver>> = {
   'node:http': async (options) => {
@@ -35,6 +47,23 @@ const receivers: Record<string, (options: Options) => Promise<Receiver>> = {
 
 beforeAll(() => ensureVerifyBuilt(), 120_000);
 
+const IN_PROGRESS_TTL_SECONDS = 1;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function opened(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(5);
+  }
+}
+
 async function post(url: string, headers: Record<string, string>, body: string | Uint8Array) {
   const res = await fetch(url, { method: 'POST', headers, body });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -44,17 +73,23 @@ for (const [name, start] of Object.entries(receivers)) {
   describe(`examples: ${name} receiver over real HTTP`, () => {
     const received: string[] = [];
     let failNext = false;
+    // Set by a test to hold the next handler run until it says so.
+    let holdNext: Promise<void> | undefined;
     let receiver: Receiver;
 
     beforeAll(async () => {
       receiver = await start({
         secrets: [SECRET, OLD_SECRET],
         maxBodyBytes: 64 * 1024,
-        onEvent: (envelope) => {
+        inProgressTtlSeconds: IN_PROGRESS_TTL_SECONDS,
+        onEvent: async (envelope) => {
           if (failNext) {
             failNext = false;
             throw new Error('downstream unavailable');
           }
+          const hold = holdNext;
+          holdNext = undefined;
+          if (hold) await hold;
           received.push(envelope.id);
         },
       });
@@ -62,6 +97,7 @@ for (const [name, start] of Object.entries(receivers)) {
     afterAll(() => receiver?.close());
     beforeEach(() => {
       received.length = 0;
+      holdNext = undefined;
     });
 
     it('answers 200 to a signed delivery and processes it once; a redelivery is a 200 duplicate', async () => {
@@ -120,6 +156,47 @@ for (const [name, start] of Object.entries(receivers)) {
       expect(received).toEqual([d.id]);
     });
 
+    it('answers 409 to a retry that arrives while the first run is still processing, then 200 duplicate', async () => {
+      const d = signedDelivery();
+      const gate = opened();
+      holdNext = gate.promise;
+      const first = post(receiver.url, d.headers, d.body);
+      await until(() => holdNext === undefined);
+      const retry = signedDelivery({ id: d.id, body: d.body });
+      expect(await post(receiver.url, retry.headers, retry.body)).toEqual({
+        status: 409,
+        body: { error: 'delivery_in_progress' },
+      });
+      expect(received).toEqual([]);
+      gate.open();
+      expect(await first).toEqual({ status: 200, body: { ok: true, duplicate: false } });
+      expect(await post(receiver.url, retry.headers, retry.body)).toEqual({
+        status: 200,
+        body: { ok: true, duplicate: true },
+      });
+      expect(received).toEqual([d.id]);
+    });
+
+    it('processes a retry once a run that never finished has outlived its in-progress TTL', async () => {
+      const d = signedDelivery();
+      const hung = opened();
+      holdNext = hung.promise;
+      const abort = new AbortController();
+      const first = fetch(receiver.url, { method: 'POST', headers: d.headers, body: d.body, signal: abort.signal });
+      await until(() => holdNext === undefined);
+      // svc gave up on the attempt (timeout); the run itself is stuck, as a crashed process would be.
+      abort.abort();
+      await first.catch(() => {});
+      expect((await post(receiver.url, d.headers, d.body)).status).toBe(409);
+      await sleep(IN_PROGRESS_TTL_SECONDS * 1000 + 200);
+      expect(await post(receiver.url, d.headers, d.body)).toEqual({ status: 200, body: { ok: true, duplicate: false } });
+      expect(received).toEqual([d.id]);
+      // The stuck run finishing late changes nothing: the delivery stays done, processed by the retry.
+      hung.open();
+      await until(() => received.length === 2);
+      expect(await post(receiver.url, d.headers, d.body)).toEqual({ status: 200, body: { ok: true, duplicate: true } });
+    });
+
     it('refuses a body over the size cap with 413', async () => {
       const id = deliveryId();
       const big = signedDelivery({ id, body: envelopeBody(id, { blob: 'x'.repeat(100 * 1024) }) });
@@ -127,4 +204,91 @@ for (const [name, start] of Object.entries(receivers)) {
       expect(received).toEqual([]);
     });
   });
+}
+
+describe.skipIf(!redisUrl())('examples: a receiver process killed mid-handler, Redis store shared', () => {
+  const prefix = `svc-sdk-test:${process.pid}:${randomBytes(4).toString('hex')}:crash:`;
+  let redis: RedisTestClient;
+  let child: ChildProcess | undefined;
+  let survivor: Receiver | undefined;
+
+  beforeAll(async () => {
+    redis = await connectRedis(redisUrl()!);
+  });
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    await survivor?.close();
+    await deleteKeys(redis, prefix);
+    await redis?.close();
+  });
+
+  it('answers 409 while the dead run’s claim lasts, then the retry is processed by another process', async () => {
+    const ttlSeconds = 2;
+    child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/stuck-receiver.mjs', import.meta.url))], {
+      env: {
+        ...process.env,
+        REDIS_URL: redisUrl(),
+        KEY_PREFIX: prefix,
+        IN_PROGRESS_TTL_SECONDS: String(ttlSeconds),
+        SECRET,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines = outputLines(child);
+    const port = Number((await lines.next(/^port (\d+)$/))[1]);
+
+    const d = signedDelivery();
+    const url = `http://127.0.0.1:${port}/webhooks/svc`;
+    const attempt = fetch(url, { method: 'POST', headers: d.headers, body: d.body });
+    await lines.next(new RegExp(`^handling ${d.id}$`));
+    const claimedAt = Date.now();
+    child.kill('SIGKILL');
+    await expect(attempt).rejects.toThrow();
+
+    const received: string[] = [];
+    survivor = await receivers['node:http']!({
+      secret: SECRET,
+      inProgressTtlSeconds: ttlSeconds,
+      store: new RedisDedupeStore(redis, { keyPrefix: prefix }),
+      onEvent: (envelope) => void received.push(envelope.id),
+    });
+    const retry = signedDelivery({ id: d.id, body: d.body });
+    expect(await post(survivor.url, retry.headers, retry.body)).toEqual({
+      status: 409,
+      body: { error: 'delivery_in_progress' },
+    });
+    await sleep(claimedAt + ttlSeconds * 1000 + 200 - Date.now());
+    expect(await post(survivor.url, retry.headers, retry.body)).toEqual({
+      status: 200,
+      body: { ok: true, duplicate: false },
+    });
+    expect(await post(survivor.url, retry.headers, retry.body)).toEqual({
+      status: 200,
+      body: { ok: true, duplicate: true },
+    });
+    expect(received).toEqual([d.id]);
+  });
+});
+
+/** Reads a child's stdout line by line; `next(re)` waits for the next line matching `re`. */
+function outputLines(child: ChildProcess) {
+  const seen: string[] = [];
+  let buffered = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    seen.push(...parts);
+  });
+  return {
+    async next(re: RegExp): Promise<RegExpMatchArray> {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const index = seen.findIndex((l) => re.test(l));
+        if (index >= 0) return seen.splice(0, index + 1).pop()!.match(re)!;
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no line ${re} from the child`);
+        await sleep(10);
+      }
+    },
+  };
 }

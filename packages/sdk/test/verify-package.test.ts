@@ -82,6 +82,18 @@ describe('svc-sdk/verify has no dependencies', () => {
     context.bad = { secret: 'whsec_other', headers: d.headers, rawBody: d.body };
     const code2 = await vm.runInContext('svcVerify.verifyDelivery(bad).then(() => "ok", (e) => e.code)', context);
     expect(code2).toBe('signature_mismatch');
+    // handleDelivery too: its claim tokens come from Web Crypto as well.
+    context.handled = { secret: SECRET, headers: d.headers, rawBody: d.body, store: null };
+    const outcomes = await vm.runInContext(
+      `(async () => {
+        const options = { ...handled, store: new svcVerify.MemoryDedupeStore() };
+        const first = await svcVerify.handleDelivery(options, (e) => e.id);
+        const again = await svcVerify.handleDelivery(options, () => 'ran twice');
+        return [first.result, again.duplicate];
+      })()`,
+      context,
+    );
+    expect(outcomes).toEqual([d.id, true]);
     expect(vm.runInContext('typeof Buffer + typeof process + typeof require', context)).toBe(
       'undefinedundefinedundefined',
     );

@@ -3,22 +3,21 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresDedupeStore } from '../src/verify/postgres-store.js';
 import { postgresUrl } from './helpers/postgres.js';
+import { describeStoreContract } from './helpers/store-contract.js';
 
 const url = await postgresUrl();
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 describe.skipIf(!url)('PostgresDedupeStore (real PostgreSQL)', () => {
-  // A schema per run: concurrent runs and other suites never see each other's rows.
+  // A schema per run: concurrent runs and other suites never see each other's rows; dropped at the end.
   const schema = `svc_sdk_verify_${process.pid}_${randomBytes(4).toString('hex')}`;
   const table = `${schema}.svc_webhook_deliveries`;
   let pool: pg.Pool;
-  let store: PostgresDedupeStore;
 
   beforeAll(async () => {
+    // Up to 20 connections: the contract's races run on separate connections.
     pool = new pg.Pool({ connectionString: url, max: 20 });
     await pool.query(`CREATE SCHEMA "${schema}"`);
-    store = new PostgresDedupeStore(pool, { table });
-    await store.ensureSchema();
-    await store.ensureSchema();
   });
 
   afterAll(async () => {
@@ -26,7 +25,15 @@ describe.skipIf(!url)('PostgresDedupeStore (real PostgreSQL)', () => {
     await pool?.end();
   });
 
-  it('creates the table with the documented columns', async () => {
+  describeStoreContract('PostgresDedupeStore', async () => {
+    const store = new PostgresDedupeStore(pool, { table });
+    await store.ensureSchema();
+    return { store, wait: sleep };
+  });
+
+  it('creates the table with the documented columns, and ensureSchema can run again', async () => {
+    await new PostgresDedupeStore(pool, { table }).ensureSchema();
+    await new PostgresDedupeStore(pool, { table }).ensureSchema();
     const { rows } = await pool.query(
       `SELECT column_name, data_type, is_nullable FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'svc_webhook_deliveries' ORDER BY ordinal_position`,
@@ -35,38 +42,36 @@ describe.skipIf(!url)('PostgresDedupeStore (real PostgreSQL)', () => {
     expect(rows).toEqual([
       { column_name: 'id', data_type: 'text', is_nullable: 'NO' },
       { column_name: 'expires_at', data_type: 'timestamp with time zone', is_nullable: 'NO' },
+      { column_name: 'state', data_type: 'text', is_nullable: 'NO' },
+      { column_name: 'token', data_type: 'text', is_nullable: 'NO' },
     ]);
   });
 
-  it('claims once, then again after release', async () => {
-    expect(await store.claim('del_a', 60)).toBe(true);
-    expect(await store.claim('del_a', 60)).toBe(false);
-    expect(await store.claim('del_b', 60)).toBe(true);
-    await store.release('del_a');
-    expect(await store.claim('del_a', 60)).toBe(true);
+  it("upgrades svc-sdk 0.1's table in place; its rows count as done until they expire", async () => {
+    const old = `${schema}.deliveries_v01`;
+    await pool.query(`CREATE TABLE ${old} (id text PRIMARY KEY, expires_at timestamptz NOT NULL)`);
+    await pool.query(
+      `INSERT INTO ${old} VALUES ('del_live', now() + interval '1 hour'), ('del_expired', now() - interval '1 second')`,
+    );
+    const store = new PostgresDedupeStore(pool, { table: old });
+    await store.ensureSchema();
+    expect(await store.claim('del_live', 'token', 60)).toBe('done');
+    expect(await store.claim('del_expired', 'token', 60)).toBe('claimed');
+    // 0.1 and 0.2 may run side by side during a deploy: a 0.1 claim still inserts, and 0.2 reads it as done.
+    await pool.query(`INSERT INTO ${old} (id, expires_at) VALUES ('del_from_01', now() + interval '1 hour')`);
+    expect(await store.claim('del_from_01', 'token', 60)).toBe('done');
   });
 
-  it('lets an expired claim be taken again, and deleteExpired removes expired rows', async () => {
-    expect(await store.claim('del_short', 0.2)).toBe(true);
-    expect(await store.claim('del_short', 0.2)).toBe(false);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await store.claim('del_short', 60)).toBe(true);
-    expect(await store.claim('del_short', 60)).toBe(false);
-    await pool.query(`INSERT INTO ${table} VALUES ('del_old', now() - interval '1 hour')`);
+  it('deleteExpired removes expired rows only', async () => {
+    const own = `${schema}.deliveries_expiry`;
+    const store = new PostgresDedupeStore(pool, { table: own });
+    await store.ensureSchema();
+    expect(await store.claim('del_short', 'a', 0.2)).toBe('claimed');
+    expect(await store.claim('del_long', 'b', 60)).toBe('claimed');
+    await sleep(300);
     expect(await store.deleteExpired()).toBe(1);
-    expect(await store.claim('del_short', 60)).toBe(false);
-  });
-
-  it('gives exactly one true among many concurrent claims of the same id, on separate connections', async () => {
-    for (let round = 0; round < 5; round++) {
-      const id = `del_race_${round}`;
-      const results = await Promise.all(Array.from({ length: 50 }, () => store.claim(id, 60)));
-      expect(results.filter(Boolean)).toHaveLength(1);
-    }
-    // The same race on an expired row: exactly one caller takes it over.
-    await pool.query(`INSERT INTO ${table} VALUES ('del_race_expired', now() - interval '1 second')`);
-    const results = await Promise.all(Array.from({ length: 50 }, () => store.claim('del_race_expired', 60)));
-    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await store.claim('del_long', 'c', 60)).toBe('in_progress');
+    expect((await pool.query(`SELECT id FROM ${own}`)).rows).toEqual([{ id: 'del_long' }]);
   });
 
   it('uses svc_webhook_deliveries by default and refuses unsafe table names', () => {

@@ -1,61 +1,35 @@
 /**
- * Remembers which deliveries were taken, so a redelivery (svc delivers at least once) is not applied twice.
- * `claim` must be atomic: of any number of concurrent callers with the same id, exactly one gets true,
- * and later callers get false until the claim expires or is released.
+ * What `claim` found:
+ * - `claimed`: this run holds the id now and must finish with `complete` or `release`;
+ * - `in_progress`: another run holds it and its in-progress time has not passed (answer 409: svc retries later);
+ * - `done`: a run completed it within the done TTL (answer 2xx: it was processed).
  */
-export interface DedupeStore {
-  claim(id: string, ttlSeconds: number): Promise<boolean>;
-  /** Forgets a claim, so a retry of a delivery whose processing failed can run. */
-  release(id: string): Promise<void>;
-}
-
-export interface MemoryDedupeStoreOptions {
-  /** Milliseconds since the epoch; for tests. */
-  clock?: () => number;
-  /** How often, at most, a claim sweeps out every expired entry. */
-  sweepIntervalMs?: number;
-}
+export type ClaimOutcome = 'claimed' | 'in_progress' | 'done';
 
 /**
- * A `DedupeStore` for one process. Its memory is bounded by the deliveries received within one TTL: expired entries
- * are swept. It forgets everything on restart and is not shared between processes; use a database-backed store
- * (`svc-sdk/verify/postgres`) when either matters.
+ * Remembers which deliveries were processed, so a redelivery (svc delivers at least once) is not applied twice, and
+ * none is lost: an id counts as done only once its handler succeeded.
+ *
+ * Every run brings a random `token`; the store keeps the holder's token with an in-progress claim, so a run whose
+ * claim expired and was taken over cannot complete or release the newer run's claim. Every method must be atomic.
+ *
+ *     absent ──claim──▶ in_progress ──complete──▶ done ──(done TTL passes)──▶ absent
+ *                           │  ▲
+ *        release or the     │  └── claim (its in-progress TTL passed: a crashed or hung run)
+ *        in-progress TTL ───┘
+ *        passes: absent
  */
-export class MemoryDedupeStore implements DedupeStore {
-  readonly #expiresAt = new Map<string, number>();
-  readonly #clock: () => number;
-  readonly #sweepIntervalMs: number;
-  #nextSweep = 0;
-
-  constructor(options: MemoryDedupeStoreOptions = {}) {
-    this.#clock = options.clock ?? Date.now;
-    this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
-  }
-
-  // Synchronous body: nothing can interleave between the check and the set, which makes it atomic.
-  async claim(id: string, ttlSeconds: number): Promise<boolean> {
-    const now = this.#clock();
-    if (now >= this.#nextSweep) this.sweep(now);
-    const expiresAt = this.#expiresAt.get(id);
-    if (expiresAt !== undefined && expiresAt > now) return false;
-    this.#expiresAt.set(id, now + ttlSeconds * 1000);
-    return true;
-  }
-
-  async release(id: string): Promise<void> {
-    this.#expiresAt.delete(id);
-  }
-
-  /** Drops expired entries; claims call it on their own every `sweepIntervalMs`. */
-  sweep(now: number = this.#clock()): void {
-    for (const [id, expiresAt] of this.#expiresAt) {
-      if (expiresAt <= now) this.#expiresAt.delete(id);
-    }
-    this.#nextSweep = now + this.#sweepIntervalMs;
-  }
-
-  /** Entries held, expired ones not yet swept included. */
-  get size(): number {
-    return this.#expiresAt.size;
-  }
+export interface DedupeStore {
+  /**
+   * Takes the id for this run when it is absent, or when the earlier claim or done mark expired; otherwise says
+   * which state it is in. Of any number of concurrent callers with the same id, exactly one gets `claimed`.
+   */
+  claim(id: string, token: string, inProgressTtlSeconds: number): Promise<ClaimOutcome>;
+  /**
+   * Marks the id done for `doneTtlSeconds`, unless another run holds a live claim on it or it is done already.
+   * True when this call marked it. Its own expired claim still counts as its own: the handler did succeed.
+   */
+  complete(id: string, token: string, doneTtlSeconds: number): Promise<boolean>;
+  /** Forgets this run's in-progress claim, so a retry can run at once; true when there was one to forget. */
+  release(id: string, token: string): Promise<boolean>;
 }

@@ -24,9 +24,11 @@ export type {
   WebhookTopic,
 } from './envelope.js';
 export { DEFAULT_TOLERANCE_SECONDS, verifyDelivery, type VerifyDeliveryOptions } from './verify-delivery.js';
-export { MemoryDedupeStore, type DedupeStore, type MemoryDedupeStoreOptions } from './dedupe-store.js';
+export type { ClaimOutcome, DedupeStore } from './dedupe-store.js';
+export { MemoryDedupeStore, type MemoryDedupeStoreOptions } from './memory-store.js';
 export {
   DEFAULT_DEDUPE_TTL_SECONDS,
+  DEFAULT_IN_PROGRESS_TTL_SECONDS,
   handleDelivery,
   type HandleDeliveryOptions,
   type HandleDeliveryResult,
