@@ -41,6 +41,16 @@ describe('configuration', () => {
     ['SVC_PUBLIC_URL', 'not a url'],
     ['SVC_WEBHOOK_TIMEOUT_MS', '-5'],
     ['SVC_NOT_A_SETTING', 'x'],
+    ['SVC_CORS_ORIGINS', '*'],
+    ['SVC_CORS_ORIGINS', 'https://app.example/path'],
+    ['SVC_CORS_ORIGINS', 'ftp://files.example'],
+    ['SVC_REQUEST_TIMEOUT_MS', '0'],
+    ['SVC_REQUEST_TIMEOUT_MS', 'soon'],
+    ['SVC_TRUST_PROXY', 'yes'],
+    ['SVC_TRUST_PROXY', '10.0.0.0/99'],
+    ['SVC_TRUST_PROXY', '0'],
+    ['SVC_METRICS_TOKEN', 'short'],
+    ['SVC_METRICS_TOKEN', 'has a space in it somewhere'],
   ])('%s=%s stops the start with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(`^${name}`));
@@ -52,6 +62,15 @@ describe('configuration', () => {
 
   it('admin bootstrap variables go together', () => {
     expect(() => loadConfig({ SVC_ADMIN_EMAIL: 'a@b.c' })).toThrowError(/SVC_ADMIN/);
+  });
+
+  it('parses the HTTP hardening variables', () => {
+    expect(loadConfig({})).toMatchObject({ corsOrigins: [], requestTimeoutMs: 30_000, trustProxy: false, metricsToken: null });
+    expect(loadConfig({ SVC_CORS_ORIGINS: 'https://a.example, http://localhost:3000/' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ SVC_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ SVC_TRUST_PROXY: '10.0.0.0/8, ::1, loopback' }).trustProxy).toEqual(['10.0.0.0/8', '::1', 'loopback']);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
   });
 
   it('parses retry schedules in every unit', () => {
