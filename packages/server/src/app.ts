@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifySchemaValidationError } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Context } from './context.js';
+import { AppError } from './errors.js';
 import { adminAuthHook } from './http/auth.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
@@ -109,7 +110,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // request timeout.
     http: { connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(requestTimeoutMs / 4))), headersTimeout: requestTimeoutMs, requestTimeout: requestTimeoutMs },
     trustProxy: trustProxyOption(trustProxy),
-    return503OnClosing: true,
+    // Answered by the onRequest hook below instead, as a problem with a request id.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: false },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   });
@@ -121,13 +123,27 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     return isOptionalBody(schema as object) ? allowAbsent(validate) : validate;
   });
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
+  // Operations whose body may be omitted, for OpenAPI (the plugin marks every body required).
+  const optionalBodies = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    const body = route.schema?.body as object | undefined;
+    if (!body || !isOptionalBody(body)) return;
+    for (const method of [route.method].flat()) optionalBodies.add(`${method.toLowerCase()} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
+  });
   app.decorateRequest('auth', null as never);
   // The app-wide hooks take a callback rather than being async: they run on every request, and an async hook
   // costs a promise and a trip through the microtask queue each time.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     request.auth = {};
     // A CORS preflight is answered here, before routing: no route has OPTIONS, and no credentials are asked.
     if (commonHeaders(request, reply) === 'preflight') return void reply.code(204).send();
+    // Requests still arriving on open connections while the process drains: a problem answer, not Fastify's own.
+    if (closing) return void done(new AppError('unavailable', 'This process is shutting down; try again.', { headers: { connection: 'close' } }));
     done();
   });
   // Errors raised before onRequest (parser, 404 with a body) still carry the id.
@@ -158,6 +174,17 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
           csrfToken: { type: 'apiKey', in: 'header', name: 'X-Svc-CSRF', description: 'The csrfToken of the same session.' },
         },
       },
+    },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const { openapiObject } = document;
+      const paths = (openapiObject as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean } }>> }).paths ?? {};
+      for (const key of optionalBodies) {
+        const [method, path] = key.split(' ') as [string, string];
+        const body = paths[path]?.[method]?.requestBody;
+        if (body) body.required = false;
+      }
+      return openapiObject;
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });

@@ -91,6 +91,11 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().secret).toMatch(/^whsec_/);
     });
+    it('the admin OpenAPI document says so', async () => {
+      const doc = (await t.app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: t.admin.headers })).json();
+      expect(doc.paths['/admin/v1/webhooks/{id}/rotate-secret'].post.requestBody.required).toBe(false);
+      expect(doc.paths['/admin/v1/webhooks'].post.requestBody.required).toBe(true);
+    });
     it('rotate-secret still validates a body that is sent', async () => {
       const res = await t.app.inject({ method: 'POST', url: `/admin/v1/webhooks/${webhookId}/rotate-secret`, headers: t.admin.headers, payload: { overlapSeconds: -1 } });
       expectProblem(res, 422, 'validation_failed');
@@ -242,5 +247,30 @@ describe('slow requests time out (SVC_REQUEST_TIMEOUT_MS)', () => {
     expect(res.text).toMatch(/x-request-id: req_/i);
     expect(res.text).toContain('"code":"request_timeout"');
     expect(res.ms).toBeLessThan(5000);
+  });
+});
+
+describe('while the process drains', () => {
+  it('a request arriving on an open connection is answered 503 unavailable as a problem', async () => {
+    const t = await createTestApp('sqlite');
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (t.app.server.address() as { port: number }).port;
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += d.toString()));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    // The first request is in progress (its body not yet sent) when the close begins; the second is pipelined after it.
+    socket.write('POST /admin/v1/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = t.app.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.write('{}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await closed;
+    await closing;
+    await t.close().catch(() => {});
+    const second = text.slice(text.indexOf('HTTP/1.1', 10));
+    expect(second).toMatch(/^HTTP\/1\.1 503/);
+    expect(second).toMatch(/x-request-id: req_/i);
+    expect(second).toContain('"code":"unavailable"');
   });
 });
