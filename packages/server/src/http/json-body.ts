@@ -18,28 +18,35 @@ export function jsonDepth(value: unknown): number {
 
 const escapeToken = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
+// NUL, or a surrogate without its other half.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
- * The JSON Pointer of the first key or string value holding U+0000, or null. PostgreSQL's `text` cannot hold
- * NUL and SQLite's C strings end at it, so svc refuses it in every body (docs/errors.md) rather than store
- * something other than what was sent. Iterative, like jsonDepth.
+ * The JSON Pointer of the first key or string value that is not storable text, or null. PostgreSQL's `text`
+ * cannot hold NUL, and its JSON functions refuse a `\u0000` escape and a lone surrogate's escape even where a
+ * text column would keep them; so svc refuses both in every body (docs/http.md) rather than store what it could
+ * not later read back. Iterative, like jsonDepth.
  */
-export function findNul(value: unknown): string | null {
+export function findUnstorableText(value: unknown): string | null {
   const stack: Array<[unknown, string]> = [[value, '']];
   while (stack.length > 0) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return path === '' ? '/' : path;
+      if (UNSTORABLE.test(v)) return path === '' ? '/' : path;
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     for (const [key, child] of Object.entries(v)) {
       const at = `${path}/${escapeToken(key)}`;
-      if (key.includes('\u0000')) return at;
+      if (UNSTORABLE.test(key)) return at;
       stack.push([child, at]);
     }
   }
   return null;
 }
+
+// Valid UTF-8 decodes to well-formed text without NUL: only these JSON escapes can produce what findUnstorableText finds.
+const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
 /**
  * JSON bodies: size bounded by Fastify's bodyLimit before parsing, depth bounded after. An empty body is
@@ -58,10 +65,10 @@ export function registerJsonParser(app: FastifyInstance, maxDepth: number): void
       return done(new AppError('invalid_json', `The body is not valid JSON: ${(err as Error).message}`), undefined);
     }
     if (jsonDepth(parsed) > maxDepth) return done(new AppError('validation_failed', `The body nests deeper than ${maxDepth} levels.`), undefined);
-    // JSON can carry NUL only escaped; without the escape in the text there is nothing to look for.
-    const nulAt = text.includes('\\u0000') ? findNul(parsed) : null;
-    if (nulAt !== null) {
-      return done(new AppError('validation_failed', 'Texts may not contain NUL (U+0000).', { errors: [{ path: nulAt, message: 'contains NUL (U+0000), which is not accepted' }] }), undefined);
+    const badAt = SUSPECT_ESCAPE.test(text) ? findUnstorableText(parsed) : null;
+    if (badAt !== null) {
+      const message = 'contains NUL (U+0000) or a lone surrogate, which is not accepted';
+      return done(new AppError('validation_failed', 'Texts may not contain NUL (U+0000) or lone surrogates.', { errors: [{ path: badAt, message }] }), undefined);
     }
     done(null, parsed);
   });

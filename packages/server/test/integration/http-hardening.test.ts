@@ -71,6 +71,14 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
       // Escaped in the raw JSON text, as a client's serializer writes it.
       const raw = await t.app.inject({ method: 'POST', url: records, headers: { ...auth, 'content-type': 'application/json' }, payload: '{"data":{"title":"\\u0000"}}' });
       expectProblem(raw, 422, 'validation_failed');
+      // A lone surrogate cannot be read back by PostgreSQL's JSON functions either; a pair is one character.
+      for (const text of ['\\ud800', 'a\\udfffb', '\\ude00\\ud83d']) {
+        const lone = await t.app.inject({ method: 'POST', url: records, headers: { ...auth, 'content-type': 'application/json' }, payload: `{"data":{"meta":{"k":"${text}"}}}` });
+        expect(expectProblem(lone, 422, 'validation_failed').errors).toEqual([{ path: '/data/meta/k', message: expect.stringContaining('surrogate') }]);
+      }
+      const pair = await t.app.inject({ method: 'POST', url: records, headers: { ...auth, 'content-type': 'application/json' }, payload: '{"data":{"title":"\\ud83d\\ude00"}}' });
+      expect(pair.statusCode).toBe(201);
+      expect(pair.json().data.title).toBe('\u{1F600}');
       // Nothing was stored, and a text without NUL still works on both databases.
       expect((await t.app.inject({ method: 'POST', url: records, headers: auth, payload: { data: { title: '\\u0000 is six characters', meta: { s: '\u0001\uffff' } } } })).statusCode).toBe(201);
     });
