@@ -50,7 +50,7 @@ const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
 /**
  * JSON bodies: size bounded by Fastify's bodyLimit before parsing, depth bounded after. An empty body is
- * "no body", so body-less POSTs (test, retry) work with or without a Content-Type.
+ * "no body", so body-less POSTs (test, retry) and optional bodies work with or without a Content-Type.
  */
 export function registerJsonParser(app: FastifyInstance, maxDepth: number): void {
   // Only JSON is accepted anywhere: any other content type is 415 before a byte is parsed.
@@ -71,5 +71,11 @@ export function registerJsonParser(app: FastifyInstance, maxDepth: number): void
       return done(new AppError('validation_failed', 'Texts may not contain NUL (U+0000) or lone surrogates.', { errors: [{ path: badAt, message }] }), undefined);
     }
     done(null, parsed);
+  });
+  // An empty body has no media type to refuse: it is no body, whatever Content-Type a client library added
+  // (fetch sends text/plain with body ''). Anything else that is not JSON stays 415.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if ((body as Buffer).length === 0) return done(null, undefined);
+    done(new AppError('unsupported_media_type', `Only application/json bodies are accepted, not ${String(request.headers['content-type'] ?? 'none')}.`), undefined);
   });
 }

@@ -94,6 +94,7 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
     it.each([
       ['without a Content-Type', {}],
       ['with a Content-Type', { 'content-type': 'application/json' }],
+      ['with the Content-Type fetch adds to an empty body', { 'content-type': 'text/plain;charset=UTF-8' }],
     ])('rotate-secret %s uses the default overlap', async (_name, headers) => {
       const res = await t.app.inject({ method: 'POST', url: `/admin/v1/webhooks/${webhookId}/rotate-secret`, headers: { ...t.admin.headers, ...headers } });
       expect(res.statusCode, res.body).toBe(200);
@@ -107,6 +108,8 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
     it('rotate-secret still validates a body that is sent', async () => {
       const res = await t.app.inject({ method: 'POST', url: `/admin/v1/webhooks/${webhookId}/rotate-secret`, headers: t.admin.headers, payload: { overlapSeconds: -1 } });
       expectProblem(res, 422, 'validation_failed');
+      const text = await t.app.inject({ method: 'POST', url: `/admin/v1/webhooks/${webhookId}/rotate-secret`, headers: { ...t.admin.headers, 'content-type': 'text/plain' }, payload: 'x' });
+      expectProblem(text, 415, 'unsupported_media_type');
     });
     it('body-less routes take an empty body with a Content-Type', async () => {
       const headers = { ...t.admin.headers, 'content-type': 'application/json' };
