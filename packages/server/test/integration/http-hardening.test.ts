@@ -249,7 +249,7 @@ describe('slow requests time out (SVC_REQUEST_TIMEOUT_MS)', () => {
 
   it.each([
     ['stops after the headers', 0],
-    ['dribbles its body', 200],
+    ['arrives a byte every 200 ms', 200],
   ])('a body that %s is answered 408 request_timeout and closed', async (_name, everyMs) => {
     const body = JSON.stringify({ email: 'admin@example.com', password: 'x'.repeat(80) });
     const head = `POST /admin/v1/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
@@ -272,9 +272,9 @@ describe('while the process drains', () => {
     const closed = new Promise((resolve) => socket.on('close', resolve));
     // The first request is in progress (its body not yet sent) when the close begins; the second is pipelined after it.
     socket.write('POST /admin/v1/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const closing = t.app.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 300));
     socket.write('{}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
     await closed;
     await closing;
