@@ -3,7 +3,7 @@ import { SerializerSelector, type SerializerFactory } from '@fastify/fast-json-s
 import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifySchemaValidationError } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
@@ -11,6 +11,7 @@ import { adminAuthHook } from './http/auth.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
+import { allowAbsent, isOptionalBody, trackOptionalBodies } from './http/optional-body.js';
 import { corsHeaders } from './http/cors.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, errorHandler, frameworkErrorHandler } from './http/problems.js';
 import { requestIdFor } from './http/request-id.js';
@@ -61,22 +62,6 @@ function lazySerializers(): SerializerFactory {
   };
 }
 
-/** A body schema marked `Type.Optional(…)`: the request may omit the body (or send an empty one). */
-const isOptionalBody = (schema: object): boolean => (schema as { '~optional'?: boolean })['~optional'] === true;
-
-type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
-
-/** Fastify hands an absent body to the validator as null; an optional body accepts that and validates anything sent. */
-function allowAbsent(validate: Validate): Validate {
-  const wrapped: Validate = (data) => {
-    if (data === null || data === undefined) return true;
-    const ok = validate(data);
-    wrapped.errors = validate.errors;
-    return ok;
-  };
-  return wrapped;
-}
-
 /** Fastify takes a hop count too, but its types do not say so: as a function it is the same rule, typed. */
 function trustProxyOption(trust: Context['config']['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
@@ -123,21 +108,15 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     return isOptionalBody(schema as object) ? allowAbsent(validate) : validate;
   });
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
-  // Operations whose body may be omitted, for OpenAPI (the plugin marks every body required).
-  const optionalBodies = new Set<string>();
-  app.addHook('onRoute', (route) => {
-    const body = route.schema?.body as object | undefined;
-    if (!body || !isOptionalBody(body)) return;
-    for (const method of [route.method].flat()) optionalBodies.add(`${method.toLowerCase()} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
-  });
+  const markOptionalBodies = trackOptionalBodies(app);
   app.decorateRequest('auth', null as never);
-  // The app-wide hooks take a callback rather than being async: they run on every request, and an async hook
-  // costs a promise and a trip through the microtask queue each time.
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();
   });
+  // The app-wide hooks take a callback rather than being async: they run on every request, and an async hook
+  // costs a promise and a trip through the microtask queue each time.
   app.addHook('onRequest', (request, reply, done) => {
     request.auth = {};
     // A CORS preflight is answered here, before routing: no route has OPTIONS, and no credentials are asked.
@@ -177,14 +156,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     },
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
-      const { openapiObject } = document;
-      const paths = (openapiObject as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean } }>> }).paths ?? {};
-      for (const key of optionalBodies) {
-        const [method, path] = key.split(' ') as [string, string];
-        const body = paths[path]?.[method]?.requestBody;
-        if (body) body.required = false;
-      }
-      return openapiObject;
+      markOptionalBodies(document.openapiObject);
+      return document.openapiObject;
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
