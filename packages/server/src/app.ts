@@ -3,14 +3,17 @@ import { SerializerSelector, type SerializerFactory } from '@fastify/fast-json-s
 import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Context } from './context.js';
+import { AppError } from './errors.js';
 import { adminAuthHook } from './http/auth.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
-import { clientErrorHandler, errorHandler } from './http/problems.js';
+import { allowAbsent, isOptionalBody, trackOptionalBodies } from './http/optional-body.js';
+import { corsHeaders } from './http/cors.js';
+import { MAX_PARAM_LENGTH, clientErrorHandler, errorHandler, frameworkErrorHandler } from './http/problems.js';
 import { requestIdFor } from './http/request-id.js';
 import { installResponseCheck } from './http/response-check.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -63,8 +66,24 @@ function lazySerializers(): SerializerFactory {
   };
 }
 
+/** Fastify takes a hop count too, but its types do not say so: as a function it is the same rule, typed. */
+function trustProxyOption(trust: Context['config']['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
+}
+
 /** Builds the HTTP app; never listens (tests use inject or listen themselves). */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
+  const security = securityHeaders(ctx.config.publicUrl);
+  const cors = corsHeaders(ctx.config.corsOrigins);
+  const { requestTimeoutMs, trustProxy } = ctx.config;
+  // Headers every answer carries, also the ones the router sends before any hook runs.
+  const commonHeaders = (request: FastifyRequest, reply: FastifyReply): 'preflight' | 'continue' => {
+    reply.header('x-request-id', request.id).headers(security);
+    // Admin answers carry sessions, CSRF tokens, API tokens and signing secrets: no cache may keep any of them.
+    if (request.url.startsWith('/admin/v1/')) reply.header('cache-control', 'no-store');
+    return cors(request, reply);
+  };
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     // One line per request is written in onResponse below; the built-in pair of lines is off.
@@ -72,21 +91,42 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     genReqId: requestIdFor,
     bodyLimit: ctx.config.bodyMaxBytes,
     clientErrorHandler,
-    return503OnClosing: true,
-    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
+    frameworkErrors: frameworkErrorHandler(commonHeaders),
+    // Whole request (headers and body) within the limit, else 408 through clientErrorHandler. A GET stream or
+    // long-poll is complete once its headers are in, so it is not cut off later.
+    requestTimeout: requestTimeoutMs,
+    // Node checks for late requests only this often (default 30 s), and refuses a headers timeout above the
+    // request timeout.
+    http: { connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(requestTimeoutMs / 4))), headersTimeout: requestTimeoutMs, requestTimeout: requestTimeoutMs },
+    trustProxy: trustProxyOption(trustProxy),
+    // Answered by the onRequest hook below instead, as a problem with a request id.
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: false },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   });
 
   const ajv = validators();
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.query).compile(schema as object));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart !== 'body') return ajv.query.compile(schema as object);
+    const validate = ajv.body.compile(schema as object);
+    return isOptionalBody(schema as object) ? allowAbsent(validate) : validate;
+  });
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
+  const markOptionalBodies = trackOptionalBodies(app);
   app.decorateRequest('auth', null as never);
-  const security = securityHeaders(ctx.config.publicUrl);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // The app-wide hooks take a callback rather than being async: they run on every request, and an async hook
   // costs a promise and a trip through the microtask queue each time.
   app.addHook('onRequest', (request, reply, done) => {
     request.auth = {};
-    reply.header('x-request-id', request.id).headers(security);
+    // A CORS preflight is answered here, before routing: no route has OPTIONS, and no credentials are asked.
+    if (commonHeaders(request, reply) === 'preflight') return void reply.code(204).send();
+    // Requests still arriving on open connections while the process drains: a problem answer, not Fastify's own.
+    if (closing) return void done(new AppError('unavailable', 'This process is shutting down; try again.', { headers: { connection: 'close' } }));
     done();
   });
   // Errors raised before onRequest (parser, 404 with a body) still carry the id.
@@ -117,6 +157,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
           csrfToken: { type: 'apiKey', in: 'header', name: 'X-Svc-CSRF', description: 'The csrfToken of the same session.' },
         },
       },
+    },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      markOptionalBodies(document.openapiObject);
+      return document.openapiObject;
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });

@@ -17,6 +17,8 @@ export const ERRORS = {
   invalid_json: { status: 400, title: 'Malformed JSON body' },
   bad_request: { status: 400, title: 'Bad request' },
   header_too_large: { status: 431, title: 'Request headers too large' },
+  uri_too_long: { status: 414, title: 'URI too long' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   destination_refused: { status: 422, title: 'Webhook destination refused' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },

@@ -2,15 +2,23 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.js';
 import { newId } from '../lib/ids.js';
 
-/** Failed logins are counted in the database so every process shares one budget per email and per address. */
-export async function recordLoginFailure(db: Kysely<Tables>, keys: string[], now: number): Promise<void> {
-  await db
-    .insertInto('login_failures')
-    .values(keys.map((key) => ({ id: newId('evt', now), key, at: now })))
-    .execute();
+/**
+ * Login attempts are counted in the database so every process shares one budget per email and per address.
+ * An attempt is written before its password is checked (it stays as a failure unless forgotten): one row per
+ * key, committed at once, so parallel attempts see each other. Returns the rows' ids.
+ */
+export async function recordLoginAttempt(db: Kysely<Tables>, keys: string[], now: number): Promise<string[]> {
+  const rows = keys.map((key) => ({ id: newId('evt', now), key, at: now }));
+  await db.insertInto('login_failures').values(rows).execute();
+  return rows.map((r) => r.id);
 }
 
-/** The number of failures for the busiest key since `since`, and when the oldest of them was. */
+/** Takes back an attempt that turned out not to be a failure (a correct password) or was never judged. */
+export async function forgetLoginAttempt(db: Kysely<Tables>, ids: string[]): Promise<void> {
+  await db.deleteFrom('login_failures').where('id', 'in', ids).execute();
+}
+
+/** The number of attempts for the busiest key since `since`, and when the oldest of them was. */
 export async function loginFailures(db: Kysely<Tables>, keys: string[], since: number): Promise<{ count: number; oldest: number | null }> {
   const rows = await db
     .selectFrom('login_failures')

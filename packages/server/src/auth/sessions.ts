@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.js';
 import { findAdminByEmail, type Admin } from './admins-store.js';
-import { loginFailures, recordLoginFailure } from './login-limit-store.js';
+import { forgetLoginAttempt, loginFailures, recordLoginAttempt } from './login-limit-store.js';
 import { verifyPassword } from './passwords.js';
 import { deleteSession, findSession, insertSession, touchSession } from './sessions-store.js';
 
@@ -29,17 +29,21 @@ export async function login(ctx: Context, email: string, password: string, clien
   const { db } = ctx.database;
   const now = ctx.clock.now();
   const keys = [`email:${email.trim().toLowerCase()}`, `ip:${clientAddress}`];
+  // Counted before the password is checked: the attempt is committed first, then every attempt committed so
+  // far is counted, this one included. Of N parallel guesses, the k-th to be judged has seen at least k rows,
+  // so at most loginMaxFailures are ever judged within the window, across processes too.
+  const attempt = await recordLoginAttempt(db, keys, now);
   const recent = await loginFailures(db, keys, now - LOGIN_WINDOW_MS);
-  if (recent.count >= ctx.config.loginMaxFailures) {
+  if (recent.count > ctx.config.loginMaxFailures) {
+    // Not judged, so not a failure: refused attempts do not push the window further out.
+    await forgetLoginAttempt(db, attempt);
     const retryAfter = Math.max(1, Math.ceil(((recent.oldest ?? now) + LOGIN_WINDOW_MS - now) / 1000));
     throw new AppError('rate_limited', 'Too many failed logins; try again later.', { headers: { 'retry-after': String(retryAfter) } });
   }
   const admin = await findAdminByEmail(db, email);
   const ok = await verifyPassword(admin?.passwordHash ?? null, password);
-  if (!admin || !ok) {
-    await recordLoginFailure(db, keys, now);
-    throw new AppError('unauthorized', 'Email or password is wrong.');
-  }
+  if (!admin || !ok) throw new AppError('unauthorized', 'Email or password is wrong.');
+  await forgetLoginAttempt(db, attempt);
   const token = randomToken();
   const idHash = sha256Hex(token);
   const expiresAt = now + ctx.config.sessionMaxHours * 3_600_000;

@@ -42,5 +42,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // A lease shorter than an attempt lets a second worker take a job that is still being delivered.
     throw new ConfigError('SVC_WEBHOOK_LEASE_SECONDS', `must be longer than SVC_WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs} ms)`);
   }
-  return Object.freeze({ ...config, webhookRetrySchedule: Object.freeze([...config.webhookRetrySchedule]) });
+  return Object.freeze({
+    ...config,
+    webhookRetrySchedule: Object.freeze([...config.webhookRetrySchedule]),
+    corsOrigins: Object.freeze([...config.corsOrigins]),
+    trustProxy: Array.isArray(config.trustProxy) ? Object.freeze([...config.trustProxy]) : config.trustProxy,
+  });
 }

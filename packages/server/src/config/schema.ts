@@ -5,6 +5,8 @@ import { parseCidrList, type CidrList } from '../lib/cidr.js';
  * place that touches process.env; the README's configuration table is written from this list.
  */
 
+import ipaddr from 'ipaddr.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface Config {
@@ -35,6 +37,13 @@ export interface Config {
   readonly webhookCaFile: string | null;
   /** One name look-up for a delivery, A and AAAA together. */
   readonly dnsTimeoutMs: number;
+  /** Browser origins allowed to call /api/v1 (CORS); empty allows none. */
+  readonly corsOrigins: readonly string[];
+  readonly requestTimeoutMs: number;
+  /** Whose X-Forwarded-For decides the client address: nobody (false), everybody (true), n hops, or these addresses. */
+  readonly trustProxy: boolean | number | readonly string[];
+  /** When set, /metrics needs `Authorization: Bearer <it>`. */
+  readonly metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -118,6 +127,48 @@ const databaseUrl: Parser<string> = (raw) => {
   return raw;
 };
 
+const originList: Parser<readonly string[]> = (raw) =>
+  raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => {
+      let url: URL;
+      try {
+        url = new URL(p);
+      } catch {
+        throw new Error(`"${p}" is not an origin such as https://app.example.com`);
+      }
+      // An origin is compared as the browser sends it: scheme, host and port only, never a path or a wildcard.
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== p.replace(/\/$/, '')) {
+        throw new Error(`"${p}" is not an origin such as https://app.example.com (scheme, host and port only)`);
+      }
+      return url.origin;
+    });
+
+// proxy-addr's names for address ranges, besides addresses and CIDRs.
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+const trustProxy: Parser<boolean | number | readonly string[]> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return integer(1, 100)(v);
+  return v.split(',').map((p) => {
+    const entry = p.trim();
+    if (PROXY_RANGE_NAMES.has(entry)) return entry;
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) throw new Error(`"${entry}" is not true, a hop count, an address or a CIDR`);
+    return entry;
+  });
+};
+
+const bearerSecret: Parser<string | null> = (raw) => {
+  if (raw === '') return null;
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new Error('must be 16 to 256 visible ASCII characters');
+  return raw;
+};
+
 function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
   return s;
 }
@@ -164,4 +215,23 @@ export const SETTINGS: readonly Setting[] = [
   setting({ key: 'webhookAllowCidrs', env: 'SVC_WEBHOOK_ALLOW_CIDRS', defaultText: 'empty', doc: 'destinations that would otherwise be refused as private, e.g. 127.0.0.0/8,::1/128', parse: parseCidrList, fallback: () => [] }),
   setting({ key: 'webhookCaFile', env: 'SVC_WEBHOOK_CA_FILE', defaultText: 'unset', doc: 'PEM file of extra certificate authorities trusted for deliveries', parse: optionalText, fallback: () => null }),
   setting({ key: 'dnsTimeoutMs', env: 'SVC_DNS_TIMEOUT_MS', defaultText: '5000', doc: 'name resolution for one delivery (hosts file, then DNS); it holds no thread meanwhile', parse: integer(100, 60_000), fallback: () => 5000 }),
+  setting({
+    key: 'corsOrigins', env: 'SVC_CORS_ORIGINS', defaultText: 'none',
+    doc: 'comma-separated origins allowed to call /api/v1 from a browser (preflight answered, credentials never allowed); the admin API never answers CORS',
+    parse: originList, fallback: () => [],
+  }),
+  setting({
+    key: 'requestTimeoutMs', env: 'SVC_REQUEST_TIMEOUT_MS', defaultText: '30000',
+    doc: 'a request whose headers and body have not arrived by then is answered 408 request_timeout and closed',
+    parse: integer(100, 3_600_000), fallback: () => 30_000,
+  }),
+  setting({
+    key: 'trustProxy', env: 'SVC_TRUST_PROXY', defaultText: 'off',
+    doc: 'whose X-Forwarded-For decides the client address: `true` (any), a hop count, or comma-separated addresses/CIDRs of your proxies',
+    parse: trustProxy, fallback: () => false,
+  }),
+  setting({
+    key: 'metricsToken', env: 'SVC_METRICS_TOKEN', defaultText: 'unset',
+    doc: 'when set, /metrics needs `Authorization: Bearer <it>` (16 to 256 visible ASCII characters)', parse: bearerSecret, fallback: () => null,
+  }),
 ];

@@ -5,6 +5,7 @@ import { csrfMatches, resolveSession, type ActiveSession } from '../auth/session
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import type { Collection } from '../records/collections-store.js';
+import { COLLECTION_NAME } from '../records/fields.js';
 
 export const SESSION_COOKIE = 'svc_admin';
 
@@ -60,7 +61,10 @@ export const adminAuthHook = (ctx: Context) =>
  */
 export const bearerAuthHook = (ctx: Context) =>
   async function bearerAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const name = (request.params as { collection?: string }).collection ?? '';
+    // Runs before the params are validated: a name that cannot exist is looked up as no name at all (403
+    // below), so a NUL or an over-long name never reaches a query.
+    const given = (request.params as { collection?: string }).collection ?? '';
+    const name = COLLECTION_NAME.test(given) ? given : '';
     const result = await authenticateBearer(ctx, request.headers.authorization, name);
     if (result.kind !== 'ok') {
       reply.header('www-authenticate', result.kind === 'missing' ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"');

@@ -16,9 +16,41 @@ export function jsonDepth(value: unknown): number {
   return max;
 }
 
+const escapeToken = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+// NUL, or a surrogate without its other half.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The JSON Pointer of the first key or string value that is not storable text, or null. PostgreSQL's `text`
+ * cannot hold NUL, and its JSON functions refuse a `\u0000` escape and a lone surrogate's escape even where a
+ * text column would keep them; so svc refuses both in every body (docs/http.md) rather than store what it could
+ * not later read back. Iterative, like jsonDepth.
+ */
+export function findUnstorableText(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (UNSTORABLE.test(v)) return path === '' ? '/' : path;
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    for (const [key, child] of Object.entries(v)) {
+      const at = `${path}/${escapeToken(key)}`;
+      if (UNSTORABLE.test(key)) return at;
+      stack.push([child, at]);
+    }
+  }
+  return null;
+}
+
+// Valid UTF-8 decodes to well-formed text without NUL: only these JSON escapes can produce what findUnstorableText finds.
+const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+
 /**
  * JSON bodies: size bounded by Fastify's bodyLimit before parsing, depth bounded after. An empty body is
- * "no body", so body-less POSTs (test, retry) work with or without a Content-Type.
+ * "no body", so body-less POSTs (test, retry) and optional bodies work with or without a Content-Type.
  */
 export function registerJsonParser(app: FastifyInstance, maxDepth: number): void {
   // Only JSON is accepted anywhere: any other content type is 415 before a byte is parsed.
@@ -33,6 +65,17 @@ export function registerJsonParser(app: FastifyInstance, maxDepth: number): void
       return done(new AppError('invalid_json', `The body is not valid JSON: ${(err as Error).message}`), undefined);
     }
     if (jsonDepth(parsed) > maxDepth) return done(new AppError('validation_failed', `The body nests deeper than ${maxDepth} levels.`), undefined);
+    const badAt = SUSPECT_ESCAPE.test(text) ? findUnstorableText(parsed) : null;
+    if (badAt !== null) {
+      const message = 'contains NUL (U+0000) or a lone surrogate, which is not accepted';
+      return done(new AppError('validation_failed', 'Texts may not contain NUL (U+0000) or lone surrogates.', { errors: [{ path: badAt, message }] }), undefined);
+    }
     done(null, parsed);
+  });
+  // An empty body has no media type to refuse: it is no body, whatever Content-Type a client library added
+  // (fetch sends text/plain with body ''). Anything else that is not JSON stays 415.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if ((body as Buffer).length === 0) return done(null, undefined);
+    done(new AppError('unsupported_media_type', `Only application/json bodies are accepted, not ${String(request.headers['content-type'] ?? 'none')}.`), undefined);
   });
 }

@@ -43,6 +43,8 @@ function fieldErrors(issues: AjvIssue[], context: string): FieldError[] {
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
@@ -70,7 +72,9 @@ export function errorHandler(this: FastifyInstance, error: FastifyError | AppErr
   const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fe.validation) {
     const context = fe.validationContext ?? 'body';
-    const isQuery = context === 'querystring' || context === 'params' || context === 'headers';
+    // A path that cannot name anything (a malformed id or collection name) names nothing that exists.
+    if (context === 'params') return sendProblem(reply, 'not_found', 'Nothing can exist at this path: an identifier or name in it is malformed.');
+    const isQuery = context === 'querystring' || context === 'headers';
     return sendProblem(
       reply,
       isQuery ? 'invalid_query' : 'validation_failed',
@@ -87,19 +91,54 @@ export function errorHandler(this: FastifyInstance, error: FastifyError | AppErr
   return sendProblem(reply, 'internal', 'Something went wrong on our side; quote the request id when reporting it.');
 }
 
+/** The router's limit on one path parameter: every identifier and name is far shorter. */
+export const MAX_PARAM_LENGTH = 200;
+
+const FRAMEWORK_DETAIL: Partial<Record<ErrorCode, string>> = {
+  bad_request: 'The path is not valid percent-encoded UTF-8.',
+  uri_too_long: 'A path segment is longer than any identifier or name can be.',
+};
+
+/**
+ * Errors the router raises before any route or hook runs (a malformed percent-encoding, an over-long path
+ * parameter): the same problem answer, headers set here since no onRequest hook has run.
+ */
+export const frameworkErrorHandler = (commonHeaders: (request: FastifyRequest, reply: FastifyReply) => void) =>
+  function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    commonHeaders(request, reply);
+    const code = FASTIFY_CODES[error.code];
+    if (code) {
+      sendProblem(reply, code, FRAMEWORK_DETAIL[code] ?? error.message);
+      return;
+    }
+    errorHandler.call(request.server, error, request, reply);
+  };
+
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'header_too_large',
+  // server.requestTimeout / headersTimeout: the request did not arrive in time (SVC_REQUEST_TIMEOUT_MS).
+  ERR_HTTP_REQUEST_TIMEOUT: 'request_timeout',
+};
+const CLIENT_ERROR_DETAIL: Partial<Record<ErrorCode, string>> = {
+  header_too_large: 'The request headers are too large.',
+  request_timeout: 'The request headers and body did not arrive in time.',
+};
+
 /**
  * Node's own HTTP parser rejects some requests (malformed, headers too large) before Fastify sees them.
  * They still get a problem+json answer with a request id.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) {
+  // An answer already under way on this socket (say a 401 sent while the body still trickles in) cannot be
+  // followed by another status line: the connection is just closed.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const code: ErrorCode = tooLarge ? 'header_too_large' : 'bad_request';
+  const code = CLIENT_ERRORS[err.code ?? ''] ?? 'bad_request';
   const requestId = newRequestId();
-  const body = JSON.stringify(problemBody(code, tooLarge ? 'The request headers are too large.' : 'The request could not be parsed as HTTP.', requestId));
+  const body = JSON.stringify(problemBody(code, CLIENT_ERROR_DETAIL[code] ?? 'The request could not be parsed as HTTP.', requestId));
   const status = ERRORS[code].status;
   socket.end(
     `HTTP/1.1 ${status} ${ERRORS[code].title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

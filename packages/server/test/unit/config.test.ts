@@ -47,6 +47,16 @@ describe('configuration', () => {
     ['SVC_WEBHOOK_ALLOW_CIDRS', '10.0.0.0/33,garbage'],
     ['SVC_WEBHOOK_ALLOW_CIDRS', '127.0.0.1/8/8'],
     ['SVC_WEBHOOK_ALLOW_CIDRS', 'fe80::1%eth0'],
+    ['SVC_CORS_ORIGINS', '*'],
+    ['SVC_CORS_ORIGINS', 'https://app.example/path'],
+    ['SVC_CORS_ORIGINS', 'ftp://files.example'],
+    ['SVC_REQUEST_TIMEOUT_MS', '0'],
+    ['SVC_REQUEST_TIMEOUT_MS', 'soon'],
+    ['SVC_TRUST_PROXY', 'yes'],
+    ['SVC_TRUST_PROXY', '10.0.0.0/99'],
+    ['SVC_TRUST_PROXY', '0'],
+    ['SVC_METRICS_TOKEN', 'short'],
+    ['SVC_METRICS_TOKEN', 'has a space in it somewhere'],
   ])('%s=%s stops the start with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(`^${name}`));
@@ -64,6 +74,15 @@ describe('configuration', () => {
     const { webhookAllowCidrs } = loadConfig({ SVC_WEBHOOK_ALLOW_CIDRS: ' 127.0.0.0/8 , ::1/128,10.1.2.3' });
     expect(webhookAllowCidrs.map(([addr, bits]) => `${addr.toString()}/${bits}`)).toEqual(['127.0.0.0/8', '::1/128', '10.1.2.3/32']);
     expect(() => loadConfig({ SVC_WEBHOOK_ALLOW_CIDRS: '10.0.0.0/33,garbage' })).toThrowError(/^SVC_WEBHOOK_ALLOW_CIDRS: "10.0.0.0\/33"/);
+  });
+
+  it('parses the HTTP hardening variables', () => {
+    expect(loadConfig({})).toMatchObject({ corsOrigins: [], requestTimeoutMs: 30_000, trustProxy: false, metricsToken: null });
+    expect(loadConfig({ SVC_CORS_ORIGINS: 'https://a.example, http://localhost:3000/' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ SVC_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ SVC_TRUST_PROXY: '10.0.0.0/8, ::1, loopback' }).trustProxy).toEqual(['10.0.0.0/8', '::1', 'loopback']);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
   });
 
   it('parses retry schedules in every unit', () => {

@@ -11,7 +11,7 @@ import { listRecordRows } from '../../records/records-store.js';
 import { presentCollection, recordListJson } from '../present.js';
 import { Collection, CollectionList, Field, ListQuery, RecordList, errorResponses, ref } from '../schemas.js';
 
-const NameParams = Type.Object({ name: Type.String({ maxLength: 63 }) });
+const NameParams = Type.Object({ name: Type.String({ pattern: COLLECTION_NAME.source }) });
 const security = [{ adminSession: [], csrfToken: [] }];
 const Fields = Type.Array(ref(Field), { maxItems: MAX_FIELDS });
 const NAME_KEY = new RegExp(COLLECTION_NAME.source);

@@ -12,7 +12,7 @@ import { findEnvelope, findJob, listJobs } from '../../webhooks/queue/jobs-store
 import { retryDead } from '../../webhooks/queue/retry-dead.js';
 import { DeliveryJob, DeliveryJobDetail, DeliveryJobList, ListQuery, errorResponses, ref } from '../schemas.js';
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ pattern: idPattern('del').source }) });
 const security = [{ adminSession: [], csrfToken: [] }];
 const State = Type.Union([Type.Literal('pending'), Type.Literal('delivering'), Type.Literal('delivered'), Type.Literal('dead')]);
 
@@ -40,7 +40,7 @@ export const adminDeliveryRoutes =
         summary: 'Delivery jobs, newest first, filtered by target and state',
         tags: ['deliveries'],
         security,
-        querystring: Type.Object({ ...ListQuery.properties, webhookId: Type.Optional(Type.String({ maxLength: 64 })), state: Type.Optional(State) }, { additionalProperties: false }),
+        querystring: Type.Object({ ...ListQuery.properties, webhookId: Type.Optional(Type.String({ pattern: idPattern('wh').source })), state: Type.Optional(State) }, { additionalProperties: false }),
         response: { 200: ref(DeliveryJobList), ...errorResponses(400, 401, 403) },
       },
     }, async (request) => {

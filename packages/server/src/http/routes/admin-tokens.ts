@@ -47,7 +47,7 @@ export const adminTokenRoutes =
     });
 
     app.delete('/admin/v1/tokens/:id', {
-      schema: { summary: 'Revoke a token; it stops working at once', tags: ['tokens'], security, params: Type.Object({ id: Type.String({ maxLength: 64 }) }), response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
+      schema: { summary: 'Revoke a token; it stops working at once', tags: ['tokens'], security, params: Type.Object({ id: Type.String({ pattern: idPattern('tok').source }) }), response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
     }, async (request, reply) => {
       if (!(await deleteApiToken(ctx.database.db, request.params.id))) throw new AppError('not_found', 'No such token.');
       return reply.code(204).send(null);

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join, normalize, sep } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../../errors.js';
+import { MAX_PARAM_LENGTH } from '../problems.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -55,6 +56,10 @@ export const adminUiRoutes: FastifyPluginAsync = async (app) => {
   app.get('/admin/', { schema: { hide: true } }, async (_req, reply) => serve(reply, 'index.html'));
   app.get('/admin/*', { schema: { hide: true } }, async (request, reply) => {
     const rest = (request.params as { '*': string })['*'];
+    if (rest.split('/').some((segment) => segment.length > MAX_PARAM_LENGTH)) {
+      // The router sends an over-long API parameter here (this wildcard has no length limit): answer as it would.
+      throw new AppError('uri_too_long', 'A path segment is longer than any identifier or name can be.');
+    }
     if (rest === 'v1' || rest.startsWith('v1/')) throw new AppError('not_found', 'No such route.');
     return serve(reply, rest === '' ? 'index.html' : rest);
   });

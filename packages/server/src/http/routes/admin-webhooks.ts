@@ -10,7 +10,7 @@ import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, s
 import { presentTarget } from '../present.js';
 import { ListQuery, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ pattern: idPattern('wh').source }) });
 const security = [{ adminSession: [], csrfToken: [] }];
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Url = Type.String({ minLength: 1, maxLength: 2048 });

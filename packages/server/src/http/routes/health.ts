@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Context } from '../../context.js';
 import { pendingMigrations } from '../../db/migrate.js';
 import { AppError } from '../../errors.js';
+import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 
 export const healthRoutes =
   (ctx: Context, registry: Registry): FastifyPluginAsync =>
@@ -22,7 +23,13 @@ export const healthRoutes =
       return { status: 'ready' };
     });
 
-    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-      reply.type(registry.contentType).send(await registry.metrics()),
-    );
+    const expected = ctx.config.metricsToken === null ? null : sha256Hex(`Bearer ${ctx.config.metricsToken}`);
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      // Hashes of equal length compared in constant time: neither the token nor its length leaks by timing.
+      if (expected !== null && !safeEqual(sha256Hex(request.headers.authorization ?? ''), expected)) {
+        reply.header('www-authenticate', 'Bearer realm="svc"');
+        throw new AppError('unauthorized', 'Send Authorization: Bearer <SVC_METRICS_TOKEN>.');
+      }
+      return reply.type(registry.contentType).send(await registry.metrics());
+    });
   };

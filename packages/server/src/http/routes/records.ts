@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { decodeCursor, page } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
+import { COLLECTION_NAME } from '../../records/fields.js';
 import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
 import { listRecordRows } from '../../records/records-store.js';
 import { recordJson } from '../../records/record-json.js';
@@ -13,9 +14,11 @@ import { bearerAuthHook } from '../auth.js';
 import { recordListJson } from '../present.js';
 import { ListQuery, RecordList, RecordSchema, RecordWrite, errorResponses, ref } from '../schemas.js';
 
-const CollectionParams = Type.Object({ collection: Type.String({ maxLength: 63 }) });
-const RecordParams = Type.Object({ collection: Type.String({ maxLength: 63 }), id: Type.String({ maxLength: 64 }) });
 const REC_ID = idPattern('rec');
+// Path parameters are checked by shape before anything reaches a query: a malformed one is not_found.
+const CollectionName = Type.String({ pattern: COLLECTION_NAME.source });
+const CollectionParams = Type.Object({ collection: CollectionName });
+const RecordParams = Type.Object({ collection: CollectionName, id: Type.String({ pattern: REC_ID.source }) });
 const security = [{ bearerAuth: [] }];
 
 /** `If-Match: "<version>"` (or W/"…", or *): a malformed value is a failed precondition, not ignored. */
