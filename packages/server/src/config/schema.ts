@@ -30,6 +30,8 @@ export interface Config {
   readonly webhookPollMs: number;
   readonly webhookAllowCidrs: string;
   readonly webhookCaFile: string | null;
+  /** Largest JSON answer of one list page, in bytes; a page always holds at least one item. */
+  readonly listMaxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -158,4 +160,10 @@ export const SETTINGS: readonly Setting[] = [
   setting({ key: 'webhookPollMs', env: 'SVC_WEBHOOK_POLL_MS', defaultText: '1000', doc: 'fallback poll when no wake-up arrives', parse: integer(10, 3_600_000), fallback: () => 1000 }),
   setting({ key: 'webhookAllowCidrs', env: 'SVC_WEBHOOK_ALLOW_CIDRS', defaultText: 'empty', doc: 'destinations that would otherwise be refused as private, e.g. 127.0.0.0/8,::1/128', parse: text, fallback: () => '' }),
   setting({ key: 'webhookCaFile', env: 'SVC_WEBHOOK_CA_FILE', defaultText: 'unset', doc: 'PEM file of extra certificate authorities trusted for deliveries', parse: optionalText, fallback: () => null }),
+  // 4 MiB: four records of the largest body; a page of big records costs a few times this in memory, never 500 of them.
+  setting({
+    key: 'listMaxBytes', env: 'SVC_LIST_MAX_BYTES', defaultText: '4194304',
+    doc: 'a list page stops before its JSON would exceed this many bytes (it always holds at least one item)',
+    parse: integer(1024, 1024 * 1024 * 1024), fallback: () => 4_194_304,
+  }),
 ];

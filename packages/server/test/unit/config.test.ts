@@ -24,6 +24,7 @@ describe('configuration', () => {
       webhookPollMs: 1000,
       webhookAllowCidrs: '',
       webhookCaFile: null,
+      listMaxBytes: 4_194_304,
     });
     expect(c.webhookRetrySchedule).toEqual([0, 5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(Object.isFrozen(c)).toBe(true);
@@ -41,6 +42,8 @@ describe('configuration', () => {
     ['SVC_PUBLIC_URL', 'not a url'],
     ['SVC_WEBHOOK_TIMEOUT_MS', '-5'],
     ['SVC_NOT_A_SETTING', 'x'],
+    ['SVC_LIST_MAX_BYTES', '100'],
+    ['SVC_LIST_MAX_BYTES', '4MiB'],
   ])('%s=%s stops the start with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(`^${name}`));

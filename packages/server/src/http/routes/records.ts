@@ -3,13 +3,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { decodeCursor, page } from '../../lib/cursor.js';
+import { decodeCursor } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
-import { listRecordRows } from '../../records/records-store.js';
+import { recordPageJson } from '../../records/record-page.js';
 import { recordJson } from '../../webhooks/envelope.js';
 import { bearerAuthHook } from '../auth.js';
-import { recordListJson } from '../present.js';
 import { ListQuery, RecordList, RecordSchema, RecordWrite, errorResponses, ref } from '../schemas.js';
 
 const CollectionParams = Type.Object({ collection: Type.String({ maxLength: 63 }) });
@@ -56,9 +55,8 @@ export const recordRoutes =
     }, async (request, reply) => {
       const limit = request.query.limit ?? 50;
       const after = decodeCursor(request.query.cursor, REC_ID);
-      const rows = await listRecordRows(ctx.database.db, request.auth.collection!.name, after, limit + 1);
-      const { items, nextCursor } = page(rows, limit, (r) => r.id);
-      return reply.type('application/json; charset=utf-8').send(recordListJson(items, nextCursor) as never);
+      const json = await recordPageJson(ctx.database.db, request.auth.collection!.name, after, limit, ctx.config.listMaxBytes);
+      return reply.type('application/json; charset=utf-8').send(json as never);
     });
 
     app.post(base, {
