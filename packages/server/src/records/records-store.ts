@@ -15,7 +15,9 @@ export const toRecord = (r: RecordsTable): StoredRecord => ({
   id: r.id,
   collection: r.collection,
   version: r.version,
-  data: JSON.parse(r.data) as Record<string, unknown>,
+  // Without a prototype, `data.constructor` or `data.toString` of a record that lacks those fields is undefined, as
+  // it must be for code comparing a record's fields (changes.ts), not an inherited function.
+  data: Object.assign(Object.create(null) as Record<string, unknown>, JSON.parse(r.data) as Record<string, unknown>),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
