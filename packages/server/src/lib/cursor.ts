@@ -25,9 +25,9 @@ export function decodeCursor(raw: string | undefined, shape: RegExp): string | n
 export const jsonBytes = (item: unknown): number => Buffer.byteLength(JSON.stringify(item));
 
 const FRAME_OPEN = '{"items":[';
-/** decodeCursor accepts no longer cursor, so none is issued; with its quotes. */
-const CURSOR_MAX_BYTES = 402;
 const FRAME_CLOSE = '],"nextCursor":';
+/** The longest cursor decodeCursor takes (keys are ids and names, far shorter), with its quotes. */
+const CURSOR_MAX_BYTES = 402;
 
 /** A list answer as text around its items' own JSON texts; the same bytes as JSON.stringify of the list object. */
 export const listJson = (items: readonly string[], nextCursor: string | null): string =>
@@ -37,10 +37,10 @@ export const listJson = (items: readonly string[], nextCursor: string | null): s
 export const LIST_FRAME_MIN_BYTES = FRAME_OPEN.length + FRAME_CLOSE.length + 'null}'.length;
 
 /**
- * Paging for every list: fetch one row more than `limit` (its presence says whether a next page exists), and keep
- * the page within `maxBytes` (SVC_LIST_MAX_BYTES) too: the longest run of `rows` whose list
- * JSON stays within `maxBytes`, given each row's JSON size. A page always holds at least one item, or a single item
- * larger than the limit could never be read; a page cut short by bytes has a nextCursor after its last item.
+ * Paging for every list. Fetch one row more than `limit` (its presence says whether a next page exists); the page is
+ * the longest run of at most `limit` rows whose list JSON stays within `maxBytes` (SVC_LIST_MAX_BYTES), given each
+ * row's JSON size. A page always holds at least one item, or an item larger than the limit could never be read; a
+ * page cut short by bytes has a nextCursor after its last item, so paging goes on where it stopped.
  */
 export function pageWithin<T>(
   rows: readonly T[],

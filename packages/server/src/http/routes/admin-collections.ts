@@ -48,8 +48,7 @@ export const adminCollectionRoutes =
     }, async (request) => {
       const limit = request.query.limit ?? 50;
       const rows = (await listCollections(ctx.database.db, decodeCursor(request.query.cursor, NAME_KEY), limit + 1)).map(presentCollection);
-      const { items, nextCursor } = pageWithin(rows, limit, ctx.config.listMaxBytes, (c) => c.name, jsonBytes);
-      return { items, nextCursor };
+      return pageWithin(rows, limit, ctx.config.listMaxBytes, (c) => c.name, jsonBytes);
     });
 
     app.post('/admin/v1/collections', {
