@@ -27,6 +27,7 @@ import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import { redactUrl } from './lib/redact-url.js';
 import { createOutbox } from './webhooks/outbox.js';
 import type { JobHandoff } from './webhooks/queue/enqueue.js';
 
@@ -136,7 +137,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   });
   app.addHook('onResponse', (request, reply, done) => {
     const level = reply.statusCode >= 500 ? 'error' : 'info';
-    request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    request.log[level]({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });
   app.setErrorHandler(errorHandler);

@@ -5,7 +5,7 @@ import { buildApp } from './app.js';
 import { bootstrapAdmin } from './auth/setup.js';
 import type { Config } from './config/schema.js';
 import { ConfigError } from './config/schema.js';
-import { resolveSecretKey } from './config/secret-key.js';
+import { resolveSecretKey } from './db/secret-key.js';
 import type { Context } from './context.js';
 import { connect, type Database } from './db/connect.js';
 import { databaseClock } from './db/database-clock.js';
@@ -13,8 +13,10 @@ import { getMeta, putMetaOnce } from './db/meta-store.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
+import { redactUrl } from './lib/redact-url.js';
 import { createDeliveryClient, type DeliveryClientOptions } from './webhooks/http-client.js';
-import { systemResolver, type Resolver } from './webhooks/destination-guard.js';
+import type { Resolver } from './lib/resolver.js';
+import { createDeliveryResolver } from './webhooks/dns-resolver.js';
 import { registerWebhookMetrics } from './webhooks/metrics.js';
 import { startMaintenance } from './maintenance.js';
 import { DeliveryWorker, type DeliverySender } from './webhooks/worker/worker.js';
@@ -74,7 +76,7 @@ export async function openContext(config: Config, options: OpenOptions = {}): Pr
     }
     // Processes sharing a database time leases by its clock (see database-clock.ts); one process needs no anchor.
     const clock = options.clock ?? (database.caps.sharedByProcesses ? await databaseClock(database) : systemClock);
-    return { config, database, clock, box, logger, resolver: options.resolver ?? systemResolver };
+    return { config, database, clock, box, logger, resolver: options.resolver ?? createDeliveryResolver({ timeoutMs: config.dnsTimeoutMs }) };
   } catch (err) {
     await database.close().catch(() => {});
     throw err;
@@ -121,7 +123,11 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
     // The admin exists before the port opens: a client that sees /readyz answer can log in at once.
     setupLink = await bootstrapAdmin(ctx);
     url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
-    if (setupLink) ctx.logger.info({ setupLink }, `first start: create the first admin at ${setupLink} (valid for one hour, one use)`);
+    if (setupLink) {
+      // The link is a credential: the operator reads it on stderr, and the JSON log (shipped, kept) never holds it.
+      process.stderr.write(`\nsvc: first start: create the first admin at ${setupLink}\n     (valid for one hour, one use)\n\n`);
+      ctx.logger.info({ setupLink: redactUrl(setupLink) }, 'first start: the setup link is on stderr (valid for one hour, one use)');
+    }
   }
   await worker?.start();
   ctx.logger.info({ url, worker: parts.worker, database: ctx.database.caps.name }, 'svc started');

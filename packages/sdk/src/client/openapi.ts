@@ -180,22 +180,22 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The record as written; `data` is omitted when the token lacks records:read. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Record"];
+                        "application/json": components["schemas"]["RecordWritten"];
                     };
                 };
-                /** @description Default Response */
+                /** @description The record as written; `data` is omitted when the token lacks records:read. */
                 201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Record"];
+                        "application/json": components["schemas"]["RecordWritten"];
                     };
                 };
                 /** @description Problem details */
@@ -469,13 +469,13 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The record as written; `data` is omitted when the token lacks records:read. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Record"];
+                        "application/json": components["schemas"]["RecordWritten"];
                     };
                 };
                 /** @description Problem details */
@@ -620,6 +620,19 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The record as written; `data` is omitted when the token lacks records:read. */
+        RecordWritten: {
+            id: string;
+            collection: string;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            data?: {
                 [key: string]: unknown;
             };
         };

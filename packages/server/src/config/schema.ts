@@ -44,6 +44,8 @@ export interface Config {
   readonly trustProxy: boolean | number | readonly string[];
   /** When set, /metrics needs `Authorization: Bearer <it>`. */
   readonly metricsToken: string | null;
+  /** Largest JSON answer of one list page, in bytes; a page always holds at least one item. */
+  readonly listMaxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -233,5 +235,11 @@ export const SETTINGS: readonly Setting[] = [
   setting({
     key: 'metricsToken', env: 'SVC_METRICS_TOKEN', defaultText: 'unset',
     doc: 'when set, /metrics needs `Authorization: Bearer <it>` (16 to 256 visible ASCII characters)', parse: bearerSecret, fallback: () => null,
+  }),
+  // 4 MiB: four records of the largest body; a page of big records costs a few times this in memory, never 500 of them.
+  setting({
+    key: 'listMaxBytes', env: 'SVC_LIST_MAX_BYTES', defaultText: '4194304',
+    doc: 'a list page stops before its JSON would exceed this many bytes (it always holds at least one item)',
+    parse: integer(1024, 1024 * 1024 * 1024), fallback: () => 4_194_304,
   }),
 ];

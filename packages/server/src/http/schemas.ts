@@ -64,6 +64,12 @@ export const RecordSchema = Type.Object(
   { $id: 'Record', ...strict },
 );
 
+/** A write's answer: `data` is omitted for a token without records:read, so writing never becomes a way to read. */
+export const RecordWritten = Type.Object(
+  { ...RecordSchema.properties, data: Type.Optional(RecordSchema.properties.data) },
+  { $id: 'RecordWritten', ...strict, description: 'The record as written; `data` is omitted when the token lacks records:read.' },
+);
+
 export const RecordWrite = Type.Object({ data: Type.Record(Type.String(), Type.Unknown()) }, { ...strict, description: 'The record fields to set.' });
 
 export const Scope = Type.Union([Type.Literal('records:read'), Type.Literal('records:write')]);
@@ -164,7 +170,7 @@ export const DeliveryJobList = listOf(ref(DeliveryJob), 'DeliveryJobList');
 
 /** Schemas with an $id, registered once at the root (for $ref everywhere) and listed in OpenAPI components. */
 export const SHARED_SCHEMAS = [
-  Problem, Field, Collection, RecordSchema, ApiToken, ApiTokenCreated, Webhook, WebhookWithSecret, Attempt, DeliveryJob, DeliveryJobDetail, Session, Capabilities,
+  Problem, Field, Collection, RecordSchema, RecordWritten, ApiToken, ApiTokenCreated, Webhook, WebhookWithSecret, Attempt, DeliveryJob, DeliveryJobDetail, Session, Capabilities,
   RecordList, CollectionList, ApiTokenList, WebhookList, DeliveryJobList,
 ];
 

@@ -21,9 +21,46 @@ export function decodeCursor(raw: string | undefined, shape: RegExp): string | n
   return after;
 }
 
-/** Fetch one row more than asked: its presence says whether a next page exists. */
-export function page<T>(rows: T[], limit: number, key: (row: T) => string): { items: T[]; nextCursor: string | null } {
-  if (rows.length <= limit) return { items: rows, nextCursor: null };
-  const items = rows.slice(0, limit);
-  return { items, nextCursor: encodeCursor(key(items[items.length - 1]!)) };
+/** The bytes an item takes in a list answer that is serialized from objects (not spliced from stored text). */
+export const jsonBytes = (item: unknown): number => Buffer.byteLength(JSON.stringify(item));
+
+const FRAME_OPEN = '{"items":[';
+const FRAME_CLOSE = '],"nextCursor":';
+/** The longest cursor decodeCursor takes (keys are ids and names, far shorter), with its quotes. */
+const CURSOR_MAX_BYTES = 402;
+
+/** A list answer as text around its items' own JSON texts; the same bytes as JSON.stringify of the list object. */
+export const listJson = (items: readonly string[], nextCursor: string | null): string =>
+  `${FRAME_OPEN}${items.join(',')}${FRAME_CLOSE}${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
+
+/** The fewest bytes a list page spends besides its items: the frame, with `"nextCursor":null`. */
+export const LIST_FRAME_MIN_BYTES = FRAME_OPEN.length + FRAME_CLOSE.length + 'null}'.length;
+
+/**
+ * Paging for every list. Fetch one row more than `limit` (its presence says whether a next page exists); the page is
+ * the longest run of at most `limit` rows whose list JSON stays within `maxBytes` (SVC_LIST_MAX_BYTES), given each
+ * row's JSON size. A page always holds at least one item, or an item larger than the limit could never be read; a
+ * page cut short by bytes has a nextCursor after its last item, so paging goes on where it stopped.
+ */
+export function pageWithin<T>(
+  rows: readonly T[],
+  limit: number,
+  maxBytes: number,
+  key: (row: T) => string,
+  bytes: (row: T) => number,
+  /** Rows exist beyond `rows` (the caller fetched them without their content); by default, rows beyond `limit`. */
+  more = rows.length > limit,
+): { items: T[]; nextCursor: string | null } {
+  let total = LIST_FRAME_MIN_BYTES - 'null'.length;
+  let count = 0;
+  for (; count < Math.min(limit, rows.length); count++) {
+    const next = total + bytes(rows[count]!) + (count > 0 ? 1 : 0);
+    if (count > 0 && next + 'null'.length > maxBytes) break;
+    // A page that is not the last ends with its cursor instead of null; encoded only near the limit (it costs).
+    const isLast = count === rows.length - 1 && !more;
+    if (count > 0 && !isLast && next + CURSOR_MAX_BYTES > maxBytes && next + encodeCursor(key(rows[count]!)).length + 2 > maxBytes) break;
+    total = next;
+  }
+  const items = rows.slice(0, count);
+  return { items, nextCursor: count < rows.length || more ? encodeCursor(key(items[count - 1]!)) : null };
 }

@@ -81,12 +81,13 @@ export async function patchRecord(ctx: Context, outbox: Outbox, collection: Coll
     const before = await findRecord(trx, collection.name, id);
     if (!before) throw new AppError('not_found', 'No such record in this collection.');
     if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
-    const next: Record<string, unknown> = { ...before.data };
+    // Null-prototype objects and own-property reads: a data key named like a built-in is just a key.
+    const next: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, before.data);
     for (const [k, v] of Object.entries(data)) {
       if (v === null) delete next[k];
       else next[k] = v;
     }
-    const changed = Object.keys(data).some((k) => !sameValue(before.data[k] ?? null, data[k]));
+    const changed = Object.keys(data).some((k) => !sameValue(Object.hasOwn(before.data, k) ? before.data[k] : null, data[k]));
     if (!changed) return { record: recordJson(before), jobs: null };
     const now = Math.max(ctx.clock.now(), before.updatedAt);
     const after: StoredRecord = { ...before, data: next, version: before.version + 1, updatedAt: now };

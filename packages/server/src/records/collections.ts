@@ -41,7 +41,7 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
       errors.push({ path: `/fields/${fields.indexOf(next)}/type`, message: `the type of "${f.name}" cannot change` });
     }
   });
-  errors.push(...validateFieldList(fields, '/fields'));
+  errors.push(...validateFieldList(fields, '/fields', current.fields));
   if (errors.length > 0) throw new AppError('validation_failed', 'The field change is not allowed.', { errors });
   for (const f of fields) {
     const before = current.fields.find((x) => x.name === f.name);

@@ -15,6 +15,14 @@ export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export const RESERVED_COLLECTION = '_test';
 export const MAX_FIELDS = 200;
 
+/**
+ * Names no new field may take (SPEC Part II): a record's own members, and every built-in property of JavaScript
+ * objects, which code reading `data.constructor` or assigning `data.__proto__` would otherwise find or lose. Taken from
+ * Object.prototype itself, so the list is complete on every Node version.
+ */
+export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set(['id', 'collection', 'version', 'createdAt', 'updatedAt', ...Object.getOwnPropertyNames(Object.prototype)]);
+const RESERVED_MESSAGE = 'is a reserved name (a record member or a built-in property of JavaScript objects)';
+
 // RFC 3339 date-time with a zone; Date.parse then rejects impossible dates such as 2026-02-31.
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -49,6 +57,11 @@ export function validateData(fields: readonly Field[], data: Record<string, unkn
   const errors: FieldError[] = [];
   const byName = new Map(fields.map((f) => [f.name, f]));
   for (const [key, value] of Object.entries(data)) {
+    // JSON.parse makes "__proto__" an own key; any code that assigns it would drop it, so it is never data.
+    if (key === '__proto__') {
+      errors.push({ path: pointer(key), message: RESERVED_MESSAGE });
+      continue;
+    }
     const field = byName.get(key);
     if (!field) {
       errors.push({ path: pointer(key), message: 'is not a field of this collection' });
@@ -63,18 +76,24 @@ export function validateData(fields: readonly Field[], data: Record<string, unkn
   }
   if (!partial) {
     for (const f of fields) {
-      if (f.required && (data[f.name] === undefined || data[f.name] === null)) errors.push({ path: pointer(f.name), message: 'is required' });
+      // Own keys only: `data.constructor` of a plain object is inherited, and must not pass for a value.
+      if (f.required && (!Object.hasOwn(data, f.name) || data[f.name] === null)) errors.push({ path: pointer(f.name), message: 'is required' });
     }
   }
   return errors;
 }
 
-/** Checks a field list for a new collection or the fields added by a PATCH. */
-export function validateFieldList(fields: readonly Field[], basePath: string, existing: readonly Field[] = []): FieldError[] {
+/**
+ * Checks the field list of a new collection, or a PATCH's new list; `current` are the fields the collection has,
+ * which keep their names even where the name has since been reserved (their records must stay writable).
+ */
+export function validateFieldList(fields: readonly Field[], basePath: string, current: readonly Field[] = []): FieldError[] {
   const errors: FieldError[] = [];
-  const seen = new Set(existing.map((f) => f.name));
+  const seen = new Set<string>();
+  const kept = new Set(current.map((f) => f.name));
   fields.forEach((f, i) => {
     if (!FIELD_NAME.test(f.name)) errors.push({ path: `${basePath}/${i}/name`, message: 'must match ^[A-Za-z_][A-Za-z0-9_]{0,62}$' });
+    else if (RESERVED_FIELD_NAMES.has(f.name) && !kept.has(f.name)) errors.push({ path: `${basePath}/${i}/name`, message: RESERVED_MESSAGE });
     else if (seen.has(f.name)) errors.push({ path: `${basePath}/${i}/name`, message: 'duplicates another field' });
     seen.add(f.name);
   });

@@ -15,20 +15,39 @@ export const toRecord = (r: RecordsTable): StoredRecord => ({
   id: r.id,
   collection: r.collection,
   version: r.version,
-  data: JSON.parse(r.data) as Record<string, unknown>,
+  // Without a prototype, `data.constructor` or `data.toString` of a record that lacks those fields is undefined, as
+  // it must be for code comparing a record's fields (changes.ts), not an inherited function.
+  data: Object.assign(Object.create(null) as Record<string, unknown>, JSON.parse(r.data) as Record<string, unknown>),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
-/** Rows as stored (data still JSON text): the list route splices the text in without parsing it. */
-export async function listRecordRows(db: Kysely<Tables>, collection: string, afterId: string | null, limit: number): Promise<RecordsTable[]> {
-  // Every page read runs this: built once (sqlOnce). Parameters: collection, [id,] limit.
-  const first = (d: Kysely<Tables>) => d.selectFrom('records').selectAll().where('collection', '=', '').orderBy('id').limit(0);
-  const query =
-    afterId === null
-      ? CompiledQuery.raw(sqlOnce(db, 'records-first-page', first), [collection, limit])
-      : CompiledQuery.raw(sqlOnce(db, 'records-next-page', (d) => first(d).where('id', '>', '')), [collection, afterId, limit]);
-  return (await db.executeQuery<RecordsTable>(query)).rows;
+/**
+ * Up to `limit` records' ids after `afterId` in id order, each with the byte length of its data: `octet_length` is
+ * read from the row header on both databases without loading the value, so a page can be sized before it is read.
+ */
+export async function listRecordSizes(db: Kysely<Tables>, collection: string, afterId: string | null, limit: number): Promise<Array<{ id: string; bytes: number }>> {
+  // Every page read runs this: built once (sqlOnce). Parameters: collection, afterId ('' before the first id), limit.
+  const text = sqlOnce(db, 'records-page-sizes', (d) =>
+    d
+      .selectFrom('records')
+      .select(['id', sql<number>`octet_length(data)`.as('bytes')])
+      .where('collection', '=', '')
+      .where('id', '>', '')
+      .orderBy('id')
+      .limit(0),
+  );
+  const rows = (await db.executeQuery<{ id: string; bytes: number }>(CompiledQuery.raw(text, [collection, afterId ?? '', limit]))).rows;
+  return rows.map((r) => ({ id: r.id, bytes: Number(r.bytes) }));
+}
+
+/** The rows from `firstId` to `lastId`, in id order, data still JSON text: the list splices it in without parsing. */
+export async function listRecordRange(db: Kysely<Tables>, collection: string, firstId: string, lastId: string): Promise<RecordsTable[]> {
+  // Built once (sqlOnce). Parameters: collection, firstId, lastId.
+  const text = sqlOnce(db, 'records-page-range', (d) =>
+    d.selectFrom('records').selectAll().where('collection', '=', '').where('id', '>=', '').where('id', '<=', '').orderBy('id'),
+  );
+  return (await db.executeQuery<RecordsTable>(CompiledQuery.raw(text, [collection, firstId, lastId]))).rows;
 }
 
 export async function findRecord(db: Kysely<Tables>, collection: string, id: string): Promise<StoredRecord | null> {
@@ -72,15 +91,19 @@ export async function collectionHasRecords(db: Kysely<Tables>, collection: strin
 
 /** Records lacking a value for `field` (absent or null), for the "make it required" check. */
 export async function anyRecordLacks(db: Kysely<Tables>, collection: string, field: string): Promise<boolean> {
-  // JSON is text in both dialects; scanning in batches keeps memory flat on large collections.
+  // JSON is text in both dialects; batches bounded by bytes as well as by rows keep memory flat on large collections.
   let after: string | null = null;
   for (;;) {
-    const rows = await listRecordRows(db, collection, after, 1000);
-    for (const r of rows) {
+    const sizes = await listRecordSizes(db, collection, after, 1000);
+    if (sizes.length === 0) return false;
+    let end = 0;
+    for (let bytes = 0; end < sizes.length && (end === 0 || bytes + sizes[end]!.bytes <= SCAN_BATCH_BYTES); end++) bytes += sizes[end]!.bytes;
+    for (const r of await listRecordRange(db, collection, sizes[0]!.id, sizes[end - 1]!.id)) {
       const data = JSON.parse(r.data) as Record<string, unknown>;
-      if (data[field] === undefined || data[field] === null) return true;
+      if (!Object.hasOwn(data, field) || data[field] === null) return true;
     }
-    if (rows.length < 1000) return false;
-    after = rows.at(-1)!.id;
+    after = sizes[end - 1]!.id;
   }
 }
+
+const SCAN_BATCH_BYTES = 16 * 1024 * 1024;

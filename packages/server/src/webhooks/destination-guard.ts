@@ -1,4 +1,3 @@
-import { promises as dns } from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -13,12 +12,8 @@ import ipaddr from 'ipaddr.js';
 export { parseCidrList, type CidrList } from '../lib/cidr.js';
 import type { CidrList } from '../lib/cidr.js';
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+export type { ResolvedAddress, Resolver } from '../lib/resolver.js';
+import type { ResolvedAddress, Resolver } from '../lib/resolver.js';
 
 export class DestinationError extends Error {
   constructor(
@@ -30,11 +25,6 @@ export class DestinationError extends Error {
   }
 }
 
-// verbatim: keep the resolver's order, so the first address we dial is the one the operator's DNS prefers.
-export const systemResolver: Resolver = async (hostname) => {
-  const found = await dns.lookup(hostname, { all: true, verbatim: true });
-  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-};
 
 type V4Rule = readonly [network: string, bits: number, reason: string | null];
 

@@ -2,7 +2,7 @@ import { promises as dns } from 'node:dns';
 import { readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { systemClock, type Clock } from '../lib/clock.js';
-import type { ResolvedAddress, Resolver } from './destination-guard.js';
+import type { ResolvedAddress, Resolver } from '../lib/resolver.js';
 
 /**
  * Name resolution for deliveries (SPEC §11). `dns.lookup` runs getaddrinfo on libuv's four pool threads, and a

@@ -1,8 +1,9 @@
+import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../../src/auth/setup.js';
 import { buildApp } from '../../src/app.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, cookieFrom, createTestApp, type TestApp } from '../helpers/app.js';
-import { createTestContext } from '../helpers/context.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DIALECTS } from '../helpers/db.js';
 
 describe.each(DIALECTS)('admin API (%s)', (dialect) => {
@@ -134,6 +135,43 @@ describe.each(DIALECTS)('first-run setup (%s)', (dialect) => {
       await base.close();
     }
   });
+
+  /** A fresh database with no admin, and the app on it; every start is a call of bootstrapAdmin. */
+  async function withoutAdmin(test: (ctx: TestContext['ctx'], app: FastifyInstance) => Promise<void>): Promise<void> {
+    const base = await createTestContext(dialect);
+    const app = await buildApp(base.ctx);
+    try {
+      await test(base.ctx, app);
+    } finally {
+      await app.close();
+      await base.close();
+    }
+  }
+  const tokenOf = (link: string | null) => new URL(link!).searchParams.get('token')!;
+
+  it('a second start issues a new link and the old one no longer works', () =>
+    withoutAdmin(async (ctx, app) => {
+      const old = tokenOf(await bootstrapAdmin(ctx));
+      const current = tokenOf(await bootstrapAdmin(ctx));
+      expect(current).not.toBe(old);
+      const stale = await app.inject({ method: 'POST', url: '/admin/v1/setup', payload: { token: old, email: 'old@example.com', password: 'long enough password' } });
+      expect(stale.statusCode).toBe(401);
+      expect(stale.json().code).toBe('unauthorized');
+      const ok = await app.inject({ method: 'POST', url: '/admin/v1/setup', payload: { token: current, email: 'new@example.com', password: 'long enough password' } });
+      expect(ok.statusCode).toBe(201);
+    }));
+
+  it('concurrent redemptions create exactly one admin, with one link or with the links of two starts', () =>
+    withoutAdmin(async (ctx, app) => {
+      const redeem = (token: string, i: number) =>
+        app.inject({ method: 'POST', url: '/admin/v1/setup', payload: { token, email: `admin${i}@example.com`, password: 'long enough password' } });
+      const first = tokenOf(await bootstrapAdmin(ctx));
+      const second = tokenOf(await bootstrapAdmin(ctx));
+      const answers = await Promise.all([redeem(first, 1), redeem(second, 2), redeem(second, 3), redeem(first, 4), redeem(second, 5)]);
+      expect(answers.map((a) => a.statusCode).filter((s) => s === 201)).toHaveLength(1);
+      for (const a of answers.filter((x) => x.statusCode !== 201)) expect(['unauthorized', 'conflict']).toContain(a.json().code);
+      expect(await ctx.database.db.selectFrom('admins').select('email').execute()).toHaveLength(1);
+    }));
 
   it('SVC_ADMIN_EMAIL and SVC_ADMIN_PASSWORD create the admin at start', async () => {
     const base = await createTestContext(dialect, { SVC_ADMIN_EMAIL: 'ops@example.com', SVC_ADMIN_PASSWORD: 'a very long password' });

@@ -147,6 +147,34 @@ describe.each(DIALECTS)('records (%s)', (dialect) => {
     expect(new Set(results.map((r) => r.json().id)).size).toBe(1);
   });
 
+  it('a token without records:read gets write answers without data, documented as optional', async () => {
+    const writer = { authorization: `Bearer ${await t.token(['records:write'])}` };
+    const secret = (await create({ title: 'secret', points: 7 })).json();
+    const patched = await t.app.inject({ method: 'PATCH', url: `/api/v1/collections/issues/records/${secret.id}`, headers: writer, payload: { data: {} } });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toEqual({ id: secret.id, collection: 'issues', version: 1, createdAt: secret.createdAt, updatedAt: secret.updatedAt });
+    const changed = await t.app.inject({ method: 'PATCH', url: `/api/v1/collections/issues/records/${secret.id}`, headers: writer, payload: { data: { done: true } } });
+    expect(changed.json()).toMatchObject({ version: 2 });
+    expect(changed.json()).not.toHaveProperty('data');
+    for (const key of [undefined, 'w-1', 'w-1']) {
+      const created = await create({ title: 'new' }, { ...writer, ...(key ? { 'idempotency-key': key } : {}) });
+      expect(created.statusCode).toBe(201);
+      expect(created.json()).not.toHaveProperty('data');
+      expect(created.body).not.toContain('new');
+    }
+    // A token that may read still gets the record whole.
+    expect((await create({ title: 'seen' })).json().data).toEqual({ title: 'seen' });
+
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const item = doc.paths['/api/v1/collections/{collection}/records/{id}'];
+    for (const answer of [doc.paths['/api/v1/collections/{collection}/records'].post.responses['201'], item.patch.responses['200']]) {
+      const ref = answer.content['application/json'].schema.$ref as string;
+      const schema = doc.components.schemas[ref.split('/').pop()!];
+      expect(schema.properties).toHaveProperty('data');
+      expect(schema.required).not.toContain('data');
+    }
+  });
+
   it('never shows a record through another collection', async () => {
     await t.collection('secrets', [{ name: 'title', type: 'text' }]);
     const rec = (await create({ title: 'mine' })).json();

@@ -25,6 +25,7 @@ describe('configuration', () => {
       webhookAllowCidrs: [],
       webhookCaFile: null,
       dnsTimeoutMs: 5000,
+      listMaxBytes: 4_194_304,
     });
     expect(c.webhookRetrySchedule).toEqual([0, 5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(Object.isFrozen(c)).toBe(true);
@@ -57,6 +58,8 @@ describe('configuration', () => {
     ['SVC_TRUST_PROXY', '0'],
     ['SVC_METRICS_TOKEN', 'short'],
     ['SVC_METRICS_TOKEN', 'has a space in it somewhere'],
+    ['SVC_LIST_MAX_BYTES', '100'],
+    ['SVC_LIST_MAX_BYTES', '4MiB'],
   ])('%s=%s stops the start with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(`^${name}`));

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/db.js';
 import { createDeliveryRig, type DeliveryRig } from '../helpers/delivery.js';
@@ -53,5 +54,37 @@ describe.each(DIALECTS)('what a receiver answers never stalls its job (%s)', (di
     const id = String(rig.receiver.requests[0]!.headers['svc-delivery']);
     const job = await waitFor(async () => ((await rig.job(id)).state === 'dead' ? rig.job(id) : null), 'dead');
     expect(job.attempts[0].responseSnippet).toBe('bad\ufffdgateway\n\u00e9');
+  });
+
+  it('a result the database will not store is tried again, then recorded as a failed attempt, and the job goes on', async () => {
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_RETRY_SCHEDULE: '0s,0s,0s' });
+    await rig.target();
+    // Stands in for whatever a database may refuse: any attempt row holding this answer is rejected.
+    const db = rig.ctx.database.db;
+    if (dialect === 'sqlite') {
+      await sql`create trigger refuse_answer before insert on delivery_attempts when new.response_snippet like '%unstorable%'
+                begin select raise(abort, 'refused'); end`.execute(db);
+    } else {
+      await sql`create function refuse_answer() returns trigger language plpgsql as $$
+                begin if new.response_snippet like '%unstorable%' then raise exception 'refused'; end if; return new; end $$`.execute(db);
+      await sql`create trigger refuse_answer before insert on delivery_attempts for each row execute function refuse_answer()`.execute(db);
+    }
+    let calls = 0;
+    rig.receiver.setHandler((_req, res) => {
+      calls++;
+      res.writeHead(200).end(calls === 1 ? 'unstorable' : 'fine');
+    });
+    await rig.createRecord({ title: 'x' });
+    await waitFor(() => rig.receiver.requests.length >= 1, 'the first attempt');
+    const id = String(rig.receiver.requests[0]!.headers['svc-delivery']);
+    const job = await waitFor(async () => {
+      const j = await rig.job(id);
+      return j.state === 'delivered' ? j : null;
+    }, 'the job to be delivered by its next attempt');
+    expect(job.attempts.map((a: any) => [a.number, a.statusCode, a.error?.code ?? null, a.responseSnippet])).toEqual([
+      [1, 200, 'result_unrecorded', ''],
+      [2, 200, null, 'fine'],
+    ]);
+    expect(rig.receiver.requests).toHaveLength(2);
   });
 });

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
@@ -41,8 +41,18 @@ function withStatementCache(native: SQLite.Database): SqliteDatabase {
   };
 }
 
+/**
+ * The database holds every record and (sealed) secret: a folder svc creates is 0700 and a database file it creates is
+ * 0600, whatever the umask. SQLite gives the -wal and -shm files the mode of the database file, so they follow.
+ * Existing files and folders keep the mode their owner chose.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600));
+}
+
 export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') createPrivately(path);
   const native = new SQLite(path);
   // WAL lets readers proceed during a write; busy_timeout covers a second process (svc migrate) briefly.
   native.pragma('journal_mode = WAL');

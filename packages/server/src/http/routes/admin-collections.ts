@@ -2,13 +2,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.js';
-import { decodeCursor, page } from '../../lib/cursor.js';
+import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { createCollection, patchCollection, removeCollection, requireCollection } from '../../records/collections.js';
 import { listCollections } from '../../records/collections-store.js';
 import { COLLECTION_NAME, MAX_FIELDS } from '../../records/fields.js';
-import { listRecordRows } from '../../records/records-store.js';
-import { presentCollection, recordListJson } from '../present.js';
+import { recordPageJson } from '../../records/record-page.js';
+import { presentCollection } from '../present.js';
 import { Collection, CollectionList, Field, ListQuery, RecordList, errorResponses, ref } from '../schemas.js';
 
 const NameParams = Type.Object({ name: Type.String({ pattern: COLLECTION_NAME.source }) });
@@ -47,9 +47,8 @@ export const adminCollectionRoutes =
       schema: { summary: 'List collections', tags: ['collections'], security, querystring: ListQuery, response: { 200: ref(CollectionList), ...errorResponses(400, 401, 403) } },
     }, async (request) => {
       const limit = request.query.limit ?? 50;
-      const rows = await listCollections(ctx.database.db, decodeCursor(request.query.cursor, NAME_KEY), limit + 1);
-      const { items, nextCursor } = page(rows, limit, (c) => c.name);
-      return { items: items.map(presentCollection), nextCursor };
+      const rows = (await listCollections(ctx.database.db, decodeCursor(request.query.cursor, NAME_KEY), limit + 1)).map(presentCollection);
+      return pageWithin(rows, limit, ctx.config.listMaxBytes, (c) => c.name, jsonBytes);
     });
 
     app.post('/admin/v1/collections', {
@@ -106,8 +105,7 @@ export const adminCollectionRoutes =
     }, async (request, reply) => {
       const c = await requireCollection(ctx, request.params.name);
       const limit = request.query.limit ?? 50;
-      const rows = await listRecordRows(ctx.database.db, c.name, decodeCursor(request.query.cursor, idPattern('rec')), limit + 1);
-      const { items, nextCursor } = page(rows, limit, (r) => r.id);
-      return reply.type('application/json; charset=utf-8').send(recordListJson(items, nextCursor) as never);
+      const json = await recordPageJson(ctx.database.db, c.name, decodeCursor(request.query.cursor, idPattern('rec')), limit, ctx.config.listMaxBytes);
+      return reply.type('application/json; charset=utf-8').send(json as never);
     });
   };

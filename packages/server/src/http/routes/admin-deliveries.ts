@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import type { DeliveryJobsTable } from '../../db/tables.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../lib/clock.js';
-import { decodeCursor, page } from '../../lib/cursor.js';
+import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { listAttempts } from '../../webhooks/queue/attempts-store.js';
 import { findEnvelope, findJob, listJobs } from '../../webhooks/queue/jobs-store.js';
@@ -45,9 +45,9 @@ export const adminDeliveryRoutes =
       },
     }, async (request) => {
       const { limit = 50, cursor, webhookId, state } = request.query;
-      const rows = await listJobs(ctx.database.db, { webhookId, state }, decodeCursor(cursor, idPattern('del')), limit + 1);
-      const { items, nextCursor } = page(rows, limit, (j) => j.id);
-      return { items: items.map(presentJob) as never, nextCursor };
+      const rows = (await listJobs(ctx.database.db, { webhookId, state }, decodeCursor(cursor, idPattern('del')), limit + 1)).map(presentJob);
+      const { items, nextCursor } = pageWithin(rows, limit, ctx.config.listMaxBytes, (j) => j.id, jsonBytes);
+      return { items: items as never, nextCursor };
     });
 
     app.get('/admin/v1/deliveries/:id', {

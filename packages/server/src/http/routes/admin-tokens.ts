@@ -5,7 +5,7 @@ import { createApiToken } from '../../auth/api-tokens.js';
 import { deleteApiToken, listApiTokens } from '../../auth/api-tokens-store.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { decodeCursor, page } from '../../lib/cursor.js';
+import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { presentToken } from '../present.js';
 import { ApiTokenCreated, ApiTokenList, ListQuery, Scope, errorResponses, ref } from '../schemas.js';
@@ -41,9 +41,8 @@ export const adminTokenRoutes =
       schema: { summary: 'List API tokens (never the tokens themselves)', tags: ['tokens'], security, querystring: ListQuery, response: { 200: ref(ApiTokenList), ...errorResponses(400, 401, 403) } },
     }, async (request) => {
       const limit = request.query.limit ?? 50;
-      const rows = await listApiTokens(ctx.database.db, decodeCursor(request.query.cursor, idPattern('tok')), limit + 1);
-      const { items, nextCursor } = page(rows, limit, (t) => t.id);
-      return { items: items.map(presentToken), nextCursor };
+      const rows = (await listApiTokens(ctx.database.db, decodeCursor(request.query.cursor, idPattern('tok')), limit + 1)).map(presentToken);
+      return pageWithin(rows, limit, ctx.config.listMaxBytes, (t) => t.id, jsonBytes);
     });
 
     app.delete('/admin/v1/tokens/:id', {

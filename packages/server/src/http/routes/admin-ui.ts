@@ -15,6 +15,8 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
+const INDEX = 'index.html';
+
 function uiRoot(): string | null {
   try {
     return join(dirname(createRequire(import.meta.url).resolve('svc-admin-ui/package.json')), 'dist');
@@ -25,10 +27,11 @@ function uiRoot(): string | null {
 
 /**
  * The admin UI: static files built by packages/admin-ui, served at /admin/. Unknown paths get index.html
- * (client-side routes such as /admin/setup); /admin/v1/* never does, it is the API.
+ * (client-side routes such as /admin/setup); /admin/v1/* never does, it is the API. `root` replaces the built
+ * files' folder (tests); without index.html there every page is 503 `unavailable`, never a loop looking for it.
  */
-export const adminUiRoutes: FastifyPluginAsync = async (app) => {
-  const root = uiRoot();
+export const adminUiRoutes: FastifyPluginAsync<{ root?: string }> = async (app, options) => {
+  const root = options.root ?? uiRoot();
   const cache = new Map<string, Buffer>();
 
   async function serve(reply: FastifyReply, relative: string): Promise<FastifyReply> {
@@ -41,8 +44,9 @@ export const adminUiRoutes: FastifyPluginAsync = async (app) => {
       try {
         body = await readFile(path);
       } catch {
+        if (relative === INDEX) throw new AppError('unavailable', 'The admin UI is not built (no index.html); run npm run build.');
         if (ext !== '' && ext !== '.html') throw new AppError('not_found', 'No such file.');
-        return serve(reply, 'index.html');
+        return serve(reply, INDEX);
       }
       cache.set(path, body);
     }
@@ -53,7 +57,7 @@ export const adminUiRoutes: FastifyPluginAsync = async (app) => {
   }
 
   app.get('/admin', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/admin/', 302));
-  app.get('/admin/', { schema: { hide: true } }, async (_req, reply) => serve(reply, 'index.html'));
+  app.get('/admin/', { schema: { hide: true } }, async (_req, reply) => serve(reply, INDEX));
   app.get('/admin/*', { schema: { hide: true } }, async (request, reply) => {
     const rest = (request.params as { '*': string })['*'];
     if (rest.split('/').some((segment) => segment.length > MAX_PARAM_LENGTH)) {
@@ -61,6 +65,6 @@ export const adminUiRoutes: FastifyPluginAsync = async (app) => {
       throw new AppError('uri_too_long', 'A path segment is longer than any identifier or name can be.');
     }
     if (rest === 'v1' || rest.startsWith('v1/')) throw new AppError('not_found', 'No such route.');
-    return serve(reply, rest === '' ? 'index.html' : rest);
+    return serve(reply, rest === '' ? INDEX : rest);
   });
 };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.js';
-import { decodeCursor, page } from '../../lib/cursor.js';
+import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { listTargets } from '../../webhooks/targets-store.js';
 import type { Outbox } from '../../webhooks/outbox.js';
@@ -38,9 +38,8 @@ export const adminWebhookRoutes =
       schema: { summary: 'List webhook targets', tags: ['webhooks'], security, querystring: ListQuery, response: { 200: ref(WebhookList), ...errorResponses(400, 401, 403) } },
     }, async (request) => {
       const limit = request.query.limit ?? 50;
-      const rows = await listTargets(ctx.database.db, decodeCursor(request.query.cursor, idPattern('wh')), limit + 1);
-      const { items, nextCursor } = page(rows, limit, (t) => t.id);
-      return { items: items.map(presentTarget), nextCursor };
+      const rows = (await listTargets(ctx.database.db, decodeCursor(request.query.cursor, idPattern('wh')), limit + 1)).map(presentTarget);
+      return pageWithin(rows, limit, ctx.config.listMaxBytes, (t) => t.id, jsonBytes);
     });
 
     app.get('/admin/v1/webhooks/:id', {

@@ -43,6 +43,7 @@ export function capabilities(ctx: Context) {
       webhookRetryAfterMaxSeconds: 3600,
       webhookSecretRotationMaxOverlapSeconds: 604_800,
       loginMaxFailures: c.loginMaxFailures,
+      listMaxBytes: c.listMaxBytes,
     },
     topics: [...TOPICS],
   };

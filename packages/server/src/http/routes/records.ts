@@ -1,18 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { ApiToken } from '../../auth/api-tokens-store.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { decodeCursor, page } from '../../lib/cursor.js';
+import { decodeCursor } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
 import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
-import { listRecordRows } from '../../records/records-store.js';
-import { recordJson } from '../../records/record-json.js';
+import { recordPageJson } from '../../records/record-page.js';
+import { recordJson, type RecordJson } from '../../records/record-json.js';
 import type { Outbox } from '../../webhooks/outbox.js';
 import { bearerAuthHook } from '../auth.js';
-import { recordListJson } from '../present.js';
-import { ListQuery, RecordList, RecordSchema, RecordWrite, errorResponses, ref } from '../schemas.js';
+import { ListQuery, RecordList, RecordSchema, RecordWrite, RecordWritten, errorResponses, ref } from '../schemas.js';
 
 const REC_ID = idPattern('rec');
 // Path parameters are checked by shape before anything reaches a query: a malformed one is not_found.
@@ -40,6 +40,13 @@ function idempotencyKey(header: string | string[] | undefined): string | undefin
   return header;
 }
 
+/** SPEC §11: a token without records:read gets write answers without `data` (the member omitted, not emptied). */
+function answerFor(token: ApiToken, record: RecordJson): RecordJson | Omit<RecordJson, 'data'> {
+  if (token.scopes.includes('records:read')) return record;
+  const { data: _hidden, ...rest } = record;
+  return rest;
+}
+
 export const recordRoutes =
   (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
   async (plain) => {
@@ -60,9 +67,8 @@ export const recordRoutes =
     }, async (request, reply) => {
       const limit = request.query.limit ?? 50;
       const after = decodeCursor(request.query.cursor, REC_ID);
-      const rows = await listRecordRows(ctx.database.db, request.auth.collection!.name, after, limit + 1);
-      const { items, nextCursor } = page(rows, limit, (r) => r.id);
-      return reply.type('application/json; charset=utf-8').send(recordListJson(items, nextCursor) as never);
+      const json = await recordPageJson(ctx.database.db, request.auth.collection!.name, after, limit, ctx.config.listMaxBytes);
+      return reply.type('application/json; charset=utf-8').send(json as never);
     });
 
     app.post(base, {
@@ -74,14 +80,14 @@ export const recordRoutes =
         params: CollectionParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         body: RecordWrite,
-        response: { 201: ref(RecordSchema), 200: ref(RecordSchema), ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
+        response: { 201: ref(RecordWritten), 200: ref(RecordWritten), ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
       },
     }, async (request, reply) => {
       const token = request.auth.token!;
       const key = idempotencyKey(request.headers['idempotency-key']);
       const result = await createRecord(ctx, outbox, request.auth.collection!, request.body.data, key ? { tokenId: token.id, key } : undefined);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.status as 201).header('etag', `"${result.record.version}"`).send(result.record);
+      return reply.code(result.status as 201).header('etag', `"${result.record.version}"`).send(answerFor(token, result.record));
     });
 
     app.get(`${base}/:id`, {
@@ -107,12 +113,12 @@ export const recordRoutes =
         params: RecordParams,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
         body: RecordWrite,
-        response: { 200: ref(RecordSchema), ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422) },
+        response: { 200: ref(RecordWritten), ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422) },
       },
     }, async (request, reply) => {
       const version = ifMatchVersion(request.headers['if-match']);
       const record = await patchRecord(ctx, outbox, request.auth.collection!, request.params.id, request.body.data, version);
-      return reply.header('etag', `"${record.version}"`).send(record);
+      return reply.header('etag', `"${record.version}"`).send(answerFor(request.auth.token!, record));
     });
 
     app.delete(`${base}/:id`, {

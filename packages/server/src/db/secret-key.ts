@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { sqlitePath } from '../db/connect.js';
-import { ConfigError, type Config } from './schema.js';
+import { ConfigError, type Config } from '../config/schema.js';
+import { sqlitePath } from './connect.js';
 
 /**
  * The key that seals webhook secrets and derives CSRF tokens. SVC_SECRET_KEY wins; on SQLite without it,
@@ -20,7 +20,8 @@ export function resolveSecretKey(config: Config): string {
     if (!/^[0-9a-f]{64}$/i.test(text)) throw new ConfigError('SVC_SECRET_KEY', `key file ${file} does not hold 64 hex characters`);
     return text.toLowerCase();
   }
-  mkdirSync(dirname(file), { recursive: true });
+  // The database's folder, when the key comes first: private like the database itself (db/dialects/sqlite.ts).
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32).toString('hex');
   writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

@@ -1,0 +1,37 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeCursor, listJson, pageWithin } from '../../src/lib/cursor.js';
+
+/** Items whose JSON is a string of the given length; ids sort like record ids. */
+const itemsOf = (sizes: number[]) => sizes.map((n, i) => ({ id: `rec_${String(i).padStart(26, '0')}`, json: JSON.stringify('x'.repeat(Math.max(0, n - 2))) }));
+
+describe('pageWithin', () => {
+  it('pages fit the byte limit exactly, hold at least one item, and together return every item once', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 2, max: 400 }), { maxLength: 40 }), fc.integer({ min: 1, max: 10 }), fc.integer({ min: 60, max: 1500 }), (sizes, limit, maxBytes) => {
+        const all = itemsOf(sizes);
+        const seen: string[] = [];
+        let start = 0;
+        for (let guard = 0; guard <= all.length + 1; guard++) {
+          const rows = all.slice(start, start + limit + 1);
+          const { items, nextCursor } = pageWithin(rows, limit, maxBytes, (r) => r.id, (r) => Buffer.byteLength(r.json));
+          const text = listJson(items.map((r) => r.json), nextCursor);
+          expect(JSON.parse(text).items).toHaveLength(items.length);
+          if (items.length > 1) expect(Buffer.byteLength(text)).toBeLessThanOrEqual(maxBytes);
+          if (rows.length > 0) expect(items.length).toBeGreaterThan(0);
+          const next = rows[items.length];
+          if (next && items.length < limit) {
+            // The next item would not have fitted: the page is as full as the limit allows.
+            const fuller = listJson([...items, next].map((r) => r.json), rows[items.length + 1] || all.length > start + items.length + 1 ? encodeCursor(next.id) : null);
+            expect(Buffer.byteLength(fuller)).toBeGreaterThan(maxBytes);
+          }
+          seen.push(...items.map((r) => r.id));
+          start += items.length;
+          if (nextCursor === null) break;
+          expect(nextCursor).toBe(encodeCursor(items.at(-1)!.id));
+        }
+        expect(seen).toEqual(all.map((r) => r.id));
+      }),
+    );
+  });
+});
