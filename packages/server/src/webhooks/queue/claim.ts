@@ -15,7 +15,7 @@ type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collect
 };
 
 /**
- * pending → delivering: for each target asked, up to `limit` of its due jobs, oldest due first, under one fresh
+ * pending → delivering: for each target asked, up to `limit` of its oldest due jobs (returned in no set order), under one fresh
  * lease token for this claim. Several targets share one transaction: one commit (on SQLite one sync) for all.
  * Results come in the order asked.
  */

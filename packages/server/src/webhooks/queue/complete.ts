@@ -30,18 +30,21 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
                last_error_code = null, last_error_message = null, updated_at = ${now}
           from unnest(${ids}::text[], ${done.map((d) => d.job.lease)}::text[]) as held(id, lease)
          where j.id = held.id and j.state = 'delivering' and j.lease_id = held.lease
-        returning j.id, j.attempt_count)
+        returning j.id, j.attempt_count, held.lease)
       insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
       select done.id, done.attempt_count, a.started_at, a.duration_ms, a.status_code, null, null, a.snippet
         from done
-        join unnest(${ids}::text[], ${done.map((d) => d.attempt.startedAt)}::bigint[],
+        join unnest(${ids}::text[], ${done.map((d) => d.job.lease)}::text[], ${done.map((d) => d.attempt.startedAt)}::bigint[],
                     ${done.map((d) => Math.round(d.attempt.durationMs))}::int[], ${done.map((d) => d.attempt.statusCode)}::int[],
-                    ${done.map((d) => d.attempt.responseSnippet)}::text[]) as a(job_id, started_at, duration_ms, status_code, snippet)
-          on a.job_id = done.id
+                    ${done.map((d) => d.attempt.responseSnippet)}::text[]) as a(job_id, lease, started_at, duration_ms, status_code, snippet)
+          on a.job_id = done.id and a.lease = done.lease
       returning job_id`.execute(db);
     return new Set(rows.map((r) => r.job_id));
   }
   return inTransaction(db, async (trx) => {
+    // SQLite's RETURNING cannot name the lease that matched; a job twice in one batch (an old claim's result and the
+    // new claim's) keeps only the entry whose lease is the row's, read first in this same write transaction.
+    const current = await currentLeases(trx, done);
     const { rows } = await sql<{ id: string; attempt_count: number }>`
       update delivery_jobs
          set state = 'delivered', attempt_count = attempt_count + 1, lease_id = null, lease_expires_at = null,
@@ -51,7 +54,7 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
       returning delivery_jobs.id, delivery_jobs.attempt_count`.execute(trx);
     const numbers = new Map(rows.map((r) => [r.id, r.attempt_count]));
     const attempts = done
-      .filter((d) => numbers.has(d.job.id))
+      .filter((d) => numbers.has(d.job.id) && (current === null || current.get(d.job.id) === d.job.lease))
       .map(({ job, attempt: a }) => [job.id, numbers.get(job.id), a.startedAt, Math.round(a.durationMs), a.statusCode, a.responseSnippet]);
     await sql`
       insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
@@ -59,4 +62,15 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
         from json_each(${JSON.stringify(attempts)})`.execute(trx);
     return new Set(numbers.keys());
   });
+}
+
+/** Null when every job of the batch is there once (the usual case: no read needed). */
+async function currentLeases(trx: Kysely<Tables>, done: readonly Completion[]): Promise<Map<string, string | null> | null> {
+  const seen = new Set<string>();
+  const twice = done.filter((d) => (seen.has(d.job.id) ? true : (seen.add(d.job.id), false))).map((d) => d.job.id);
+  if (twice.length === 0) return null;
+  const rows = await trx.selectFrom('delivery_jobs').select(['id', 'lease_id']).where('id', 'in', twice).execute();
+  const leases = new Map<string, string | null>(done.map((d) => [d.job.id, d.job.lease]));
+  for (const r of rows) leases.set(r.id, r.lease_id);
+  return leases;
 }

@@ -1,0 +1,111 @@
+import { sql, type Kysely } from 'kysely';
+import type { DeliveryAttemptsTable, DeliveryJobsTable, JobState, Tables } from '../../src/db/tables.js';
+import type { AttemptRecord } from '../../src/webhooks/queue/job.js';
+import type { Topic } from '../../src/webhooks/topics.js';
+
+/**
+ * Rows for the queue's transition tests, inserted with plain SQL (as claim-plan.test.ts does) so a test states the
+ * exact row it starts from and nothing of the code under test helps build it. Times are fixed: T0 is when rows were
+ * written, NOW when the transition runs, so a changed `updated_at` shows.
+ */
+export const T0 = 1_700_000_000_000;
+export const NOW = T0 + 60_000;
+
+export async function seedTarget(
+  db: Kysely<Tables>,
+  id: string,
+  opts: { enabled?: boolean; deletedAt?: number | null; topics?: Topic[] } = {},
+): Promise<void> {
+  const deletedAt = opts.deletedAt ?? null;
+  // A deleted target has its secret erased (targets-store.ts deleteTarget), so the fixture does the same.
+  const secret = deletedAt === null ? 'sealed-secret' : null;
+  await sql`insert into webhooks (id, name, url, topics, enabled, secret_sealed, previous_secret_sealed, previous_secret_expires_at, created_at, updated_at, deleted_at)
+            values (${id}, ${id}, 'https://receiver.example/hook', ${JSON.stringify(opts.topics ?? ['record.created'])},
+                    ${opts.enabled === false ? 0 : 1}, ${secret}, null, null, ${T0}, ${T0}, ${deletedAt})`.execute(db);
+}
+
+export async function seedEvent(db: Kysely<Tables>, id = 'evt_1', payload: string | null = '{"title":"hello","n":1}'): Promise<void> {
+  await sql`insert into events (id, topic, collection, record_id, payload, created_at)
+            values (${id}, 'record.created', 'issues', 'rec_1', ${payload}, ${T0})`.execute(db);
+}
+
+export interface JobSeed {
+  id: string;
+  webhookId: string;
+  eventId?: string;
+  state?: JobState;
+  attemptCount?: number;
+  roundStart?: number;
+  nextAttemptAt?: number;
+  lease?: { id: string; expiresAt: number } | null;
+  lastError?: { code: string; message: string } | null;
+}
+
+/** Inserts one job and returns the row exactly as stored, for `{ ...before, changed: … }` expectations. */
+export async function seedJob(db: Kysely<Tables>, s: JobSeed): Promise<DeliveryJobsTable> {
+  const row: DeliveryJobsTable = {
+    id: s.id,
+    webhook_id: s.webhookId,
+    event_id: s.eventId ?? 'evt_1',
+    topic: 'record.created',
+    collection: 'issues',
+    record_id: 'rec_1',
+    state: s.state ?? 'pending',
+    attempt_count: s.attemptCount ?? 0,
+    round_start: s.roundStart ?? 0,
+    next_attempt_at: s.nextAttemptAt ?? T0,
+    lease_id: s.lease?.id ?? null,
+    lease_expires_at: s.lease?.expiresAt ?? null,
+    last_error_code: s.lastError?.code ?? null,
+    last_error_message: s.lastError?.message ?? null,
+    created_at: T0,
+    updated_at: T0,
+  };
+  await db.insertInto('delivery_jobs').values(row).execute();
+  return row;
+}
+
+export async function jobRow(db: Kysely<Tables>, id: string): Promise<DeliveryJobsTable | undefined> {
+  return db.selectFrom('delivery_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function allJobs(db: Kysely<Tables>): Promise<DeliveryJobsTable[]> {
+  return db.selectFrom('delivery_jobs').selectAll().orderBy('id').execute();
+}
+
+export async function allAttempts(db: Kysely<Tables>): Promise<DeliveryAttemptsTable[]> {
+  return db.selectFrom('delivery_attempts').selectAll().orderBy('job_id').orderBy('number').execute();
+}
+
+/** Both queue tables at once: "changes nothing" is checked as equality of this before and after. */
+export async function snapshot(db: Kysely<Tables>): Promise<{ jobs: DeliveryJobsTable[]; attempts: DeliveryAttemptsTable[] }> {
+  return { jobs: await allJobs(db), attempts: await allAttempts(db) };
+}
+
+export const okAttempt = (startedAt = NOW - 250): AttemptRecord => ({
+  startedAt,
+  durationMs: 120.4,
+  statusCode: 200,
+  error: null,
+  responseSnippet: 'ok',
+});
+
+export const failedAttempt = (code = 'http_status', message = 'The receiver answered 500.') => ({
+  startedAt: NOW - 250,
+  durationMs: 80,
+  statusCode: 500,
+  error: { code, message },
+  responseSnippet: 'boom',
+});
+
+/** The attempt row a failed/ok AttemptRecord becomes (duration rounded, as attempts-store.ts stores it). */
+export const attemptRow = (jobId: string, number: number, a: AttemptRecord): DeliveryAttemptsTable => ({
+  job_id: jobId,
+  number,
+  started_at: a.startedAt,
+  duration_ms: Math.round(a.durationMs),
+  status_code: a.statusCode,
+  error_code: a.error?.code ?? null,
+  error_message: a.error?.message ?? null,
+  response_snippet: a.responseSnippet,
+});

@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { EventInput } from '../../../src/webhooks/envelope.js';
+import { claim } from '../../../src/webhooks/queue/claim.js';
+import { enqueue, type JobHandoff } from '../../../src/webhooks/queue/enqueue.js';
+import { release } from '../../../src/webhooks/queue/release.js';
+import { createTestContext, type TestContext } from '../../helpers/context.js';
+import { DIALECTS } from '../../helpers/db.js';
+import { NOW, T0, allJobs, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+
+// Key order, unicode and escapes: the body must carry the payload's bytes exactly as JSON.stringify wrote them.
+const EVENT: EventInput = { topic: 'record.created', collection: 'issues', recordId: 'rec_9', payload: { title: 'héllo "q" \u2028', n: 1, z: { b: [1, 2], a: null } } };
+const PAYLOAD = JSON.stringify(EVENT.payload);
+const bodyOf = (id: string) => `{"version":"1","id":"${id}","topic":"record.created","collection":"issues","recordId":"rec_9","payload":${PAYLOAD}}`;
+const jobOf = (id: string, webhookId: string, eventId: string) => ({
+  id, webhook_id: webhookId, event_id: eventId, topic: 'record.created', collection: 'issues', record_id: 'rec_9',
+  state: 'pending', attempt_count: 0, round_start: 0, next_attempt_at: NOW, lease_id: null, lease_expires_at: null,
+  last_error_code: null, last_error_message: null, created_at: NOW, updated_at: NOW,
+});
+
+/** [*] → pending (or delivering, handed to this process's worker), in the record write's own transaction. */
+describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
+  let t: TestContext;
+  beforeEach(async () => {
+    t = await createTestContext(dialect);
+    const { db } = t.ctx.database;
+    await seedTarget(db, 'wh_a');
+    await seedTarget(db, 'wh_b', { topics: ['record.deleted', 'record.created'] });
+    await seedTarget(db, 'wh_off', { enabled: false });
+    await seedTarget(db, 'wh_gone', { enabled: true, deletedAt: T0 + 1 });
+    await seedTarget(db, 'wh_other', { topics: ['record.deleted'] });
+  });
+  afterEach(async () => t.close());
+
+  const events = () => t.ctx.database.db.selectFrom('events').selectAll().execute();
+
+  it('writes the event with its payload once and one pending job per enabled subscribed live target', async () => {
+    const { db } = t.ctx.database;
+    const out = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff: null }));
+    expect(out.pending).toBe(2);
+    expect(out.handedOver).toEqual([]);
+    expect(await events()).toEqual([{ id: out.eventId, topic: 'record.created', collection: 'issues', record_id: 'rec_9', payload: PAYLOAD, created_at: NOW }]);
+    const jobs = await allJobs(db);
+    expect(jobs.map((j) => j.webhook_id).sort()).toEqual(['wh_a', 'wh_b']);
+    expect(jobs.map((j) => j.id).sort()).toEqual([...out.jobIds].sort());
+    expect(jobs).toEqual(jobs.map((j) => jobOf(j.id, j.webhook_id, out.eventId)));
+  });
+
+  it('stores no payload and no job when no target is subscribed', async () => {
+    const { db } = t.ctx.database;
+    const out = await db.transaction().execute((trx) => enqueue(trx, { ...EVENT, topic: 'record.updated' }, { now: NOW, handoff: null }));
+    expect(out).toEqual({ eventId: out.eventId, jobIds: [], pending: 0, handedOver: [] });
+    expect(await events()).toEqual([{ id: out.eventId, topic: 'record.updated', collection: 'issues', record_id: 'rec_9', payload: null, created_at: NOW }]);
+    expect(await allJobs(db)).toEqual([]);
+  });
+
+  it('with onlyTargetId, writes a job for that live target alone, subscribed or not; none for a deleted one', async () => {
+    const { db } = t.ctx.database;
+    const one = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_other' }));
+    expect(await allJobs(db)).toEqual([jobOf(one.jobIds[0]!, 'wh_other', one.eventId)]);
+    // A disabled target's job is written and waits pending, as every job of a disabled target does.
+    const off = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_off' }));
+    expect(off.jobIds).toHaveLength(1);
+    const gone = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_gone' }));
+    expect(gone.jobIds).toEqual([]);
+    expect((await events()).find((e) => e.id === gone.eventId)!.payload).toBeNull();
+    expect((await allJobs(db)).map((j) => j.webhook_id).sort()).toEqual(['wh_off', 'wh_other']);
+  });
+
+  it('hands over the jobs the worker has a lease for, with the exact bytes a claim would send, and leaves the rest pending', async () => {
+    const { db, caps } = t.ctx.database;
+    const adopt = vi.fn();
+    const handoff: JobHandoff = { leaseFor: (id) => (id === 'wh_a' ? { lease: 'lease_H', expiresAt: NOW + 30_000 } : null), adopt };
+    const out = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff }));
+    // Adoption is the caller's, after the commit: enqueue runs inside the transaction and must not start it.
+    expect(adopt).not.toHaveBeenCalled();
+    expect(out.pending).toBe(1);
+    const jobs = await allJobs(db);
+    const a = jobs.find((j) => j.webhook_id === 'wh_a')!;
+    const b = jobs.find((j) => j.webhook_id === 'wh_b')!;
+    expect(a).toEqual({ ...jobOf(a.id, 'wh_a', out.eventId), state: 'delivering', lease_id: 'lease_H', lease_expires_at: NOW + 30_000 });
+    expect(b).toEqual(jobOf(b.id, 'wh_b', out.eventId));
+    expect(out.handedOver).toEqual([
+      {
+        job: { id: a.id, webhookId: 'wh_a', lease: 'lease_H', leaseExpiresAt: NOW + 30_000, attemptCount: 0, roundStart: 0, body: bodyOf(a.id) },
+        target: {
+          id: 'wh_a', name: 'wh_a', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: true, secretSealed: 'sealed-secret',
+          previousSecretSealed: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
+        },
+      },
+    ]);
+
+    // The same job claimed (after the worker released it) must send the same bytes as the hand-off would have.
+    expect(await release(db, caps, { now: NOW, jobs: [out.handedOver[0]!.job] })).toBe(1);
+    const [claimed] = await claim(db, caps, { now: NOW, leaseMs: 1_000, targets: [{ webhookId: 'wh_a', limit: 5 }] });
+    expect(claimed!.map((j) => [j.id, j.body])).toEqual([[a.id, out.handedOver[0]!.job.body]]);
+  });
+
+  it('leaves nothing behind when the surrounding transaction rolls back', async () => {
+    const { db } = t.ctx.database;
+    const handoff: JobHandoff = { leaseFor: () => ({ lease: 'lease_H', expiresAt: NOW + 30_000 }), adopt: () => {} };
+    await expect(
+      db.transaction().execute(async (trx) => {
+        expect((await enqueue(trx, EVENT, { now: NOW, handoff })).jobIds).toHaveLength(2);
+        throw new Error('the record write failed');
+      }),
+    ).rejects.toThrow('the record write failed');
+    expect(await events()).toEqual([]);
+    expect(await snapshot(db)).toEqual({ jobs: [], attempts: [] });
+  });
+});

@@ -1,0 +1,55 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobState } from '../../../src/db/tables.js';
+import { retryDead } from '../../../src/webhooks/queue/retry-dead.js';
+import { createTestContext, type TestContext } from '../../helpers/context.js';
+import { DIALECTS } from '../../helpers/db.js';
+import { NOW, T0, jobRow, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+
+const FIRST_DELAY_MS = 5_000;
+
+/** dead → pending for one more full round (the admin's retry), never for a deleted target. */
+describe.each(DIALECTS)('retryDead (%s)', (dialect) => {
+  let t: TestContext;
+  beforeEach(async () => {
+    t = await createTestContext(dialect);
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await seedEvent(t.ctx.database.db);
+  });
+  afterEach(async () => t.close());
+
+  it('starts a new round at attempt_count, due after the first delay; numbering and the last error stay', async () => {
+    const { db } = t.ctx.database;
+    const error = { code: 'http_status', message: 'The receiver answered 500.' };
+    const before = await seedJob(db, { id: 'job_1', webhookId: 'wh_a', state: 'dead', attemptCount: 5, roundStart: 0, nextAttemptAt: T0 + 3, lastError: error });
+    expect(await retryDead(db, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(true);
+    expect(await jobRow(db, 'job_1')).toEqual({ ...before, state: 'pending', round_start: 5, next_attempt_at: NOW + FIRST_DELAY_MS, updated_at: NOW });
+  });
+
+  it.each<JobState>(['pending', 'delivering', 'delivered'])('returns false and changes nothing for a %s job', async (state) => {
+    const { db } = t.ctx.database;
+    const lease = state === 'delivering' ? { id: 'lease_A', expiresAt: NOW + 1 } : null;
+    await seedJob(db, { id: 'job_1', webhookId: 'wh_a', state, attemptCount: 2, lease });
+    const before = await snapshot(db);
+    expect(await retryDead(db, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
+    expect(await snapshot(db)).toEqual(before);
+  });
+
+  it('returns false and changes nothing when the target is deleted, or the job does not exist', async () => {
+    // A claim needs a live target: a job sent back to pending for a deleted one would wait for ever.
+    const { db } = t.ctx.database;
+    await seedTarget(db, 'wh_gone', { enabled: false, deletedAt: T0 + 1 });
+    await seedJob(db, { id: 'job_1', webhookId: 'wh_gone', state: 'dead', attemptCount: 1, lastError: { code: 'target_deleted', message: 'x' } });
+    const before = await snapshot(db);
+    expect(await retryDead(db, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
+    expect(await retryDead(db, { now: NOW, jobId: 'job_missing', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
+    expect(await snapshot(db)).toEqual(before);
+  });
+
+  it('still retries for a disabled target (its job waits pending until it is enabled)', async () => {
+    const { db } = t.ctx.database;
+    await seedTarget(db, 'wh_off', { enabled: false });
+    const before = await seedJob(db, { id: 'job_1', webhookId: 'wh_off', state: 'dead', attemptCount: 3, roundStart: 0 });
+    expect(await retryDead(db, { now: NOW, jobId: 'job_1', firstDelayMs: 0 })).toBe(true);
+    expect(await jobRow(db, 'job_1')).toEqual({ ...before, state: 'pending', round_start: 3, next_attempt_at: NOW, updated_at: NOW });
+  });
+});
