@@ -106,4 +106,17 @@ export async function deleteTarget(db: Kysely<Tables>, id: string, now: number):
   return Number(res.numUpdatedRows) === 1;
 }
 
+/**
+ * Erases every previous secret whose overlap has ended (SPEC §11): past its expiry nothing signs with it, so keeping
+ * it would only leave a usable key in the database and its backups. Deleted targets have none left to erase.
+ */
+export async function eraseExpiredPreviousSecrets(db: Kysely<Tables>, now: number): Promise<number> {
+  const res = await db
+    .updateTable('webhooks')
+    .set({ previous_secret_sealed: null, previous_secret_expires_at: null })
+    .where('previous_secret_expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
 const live = (db: Kysely<Tables>) => db.selectFrom('webhooks').selectAll().where('deleted_at', 'is', null);

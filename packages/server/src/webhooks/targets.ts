@@ -1,9 +1,10 @@
+import { isIP } from 'node:net';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { randomToken } from '../lib/crypto.js';
 import { newId, TEST_RECORD_ID } from '../lib/ids.js';
-import { checkDestination, DestinationError, webhookUrlProblem } from './destination-guard.js';
+import { checkAddress, checkDestination, DestinationError, urlHost, webhookUrlProblem } from './destination-guard.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Outbox } from './outbox.js';
 import { deleteTarget, findTarget, insertTarget, updateTarget, type TargetRow } from './targets-store.js';
@@ -16,20 +17,27 @@ export const TEST_COLLECTION = '_test';
 const newSecret = (): string => `${SECRET_PREFIX}${randomToken(32)}`;
 
 /**
- * Save-time destination rules. The URL's shape is always checked; its addresses only when the target is
- * enabled (a disabled target is saved without a DNS look-up, and checked when it is enabled).
+ * Save-time destination rules. The URL's shape is always checked, and so is an address written literally in it
+ * (in whatever form WHATWG normalises to one: `0x7f.1`, `2130706433`, `[::ffff:127.0.0.1]`). Only the DNS look-up
+ * is skipped for a disabled target: a name may not resolve yet, and it is checked when the target is enabled.
  */
 async function checkUrl(ctx: Context, url: string, enabled: boolean): Promise<void> {
   const problem = webhookUrlProblem(url);
   if (problem) throw new AppError('validation_failed', 'The webhook URL is not acceptable.', { errors: [{ path: '/url', message: problem }] });
-  if (!enabled) return;
+  const refused = (message: string) =>
+    new AppError('destination_refused', `Deliveries to this URL would be refused: ${message}`, { errors: [{ path: '/url', message }] });
+  if (!enabled) {
+    const host = urlHost(url);
+    if (isIP(host) !== 0) {
+      const verdict = checkAddress(host, ctx.config.webhookAllowCidrs);
+      if (!verdict.ok) throw refused(verdict.reason);
+    }
+    return;
+  }
   try {
     await checkDestination(url, { resolver: ctx.resolver, allow: ctx.config.webhookAllowCidrs });
   } catch (err) {
-    if (err instanceof DestinationError) {
-      const message = (err as Error).message;
-      throw new AppError('destination_refused', `Deliveries to this URL would be refused: ${message}`, { errors: [{ path: '/url', message }] });
-    }
+    if (err instanceof DestinationError) throw refused((err as Error).message);
     throw err;
   }
 }
