@@ -1,13 +1,13 @@
 /**
  * svc's layers, checked in `npm test` (packages/server/test/unit/dependency-rules.test.ts). Imports run one way:
  *
- *   lib + errors.ts  ←  config  ←  db  ←  context.ts  ←  auth | records | webhooks  ←  http  ←  app.ts, runtime.ts,
+ *   lib + errors.ts  ←  config  ←  db  ←  context.ts  ←  auth | records | webhooks | events  ←  http  ←  app.ts, runtime.ts,
  *   maintenance.ts  ←  cli (the process entry, `svc`)
  *
  * errors.ts (the catalogue) imports nothing, so it sits at the bottom beside lib. context.ts is the type-only hub
  * every domain module receives: it names config, db and lib types, so it sits just above db and below the domains;
  * a domain type it needs belongs below it. records may use webhooks (a write enqueues its jobs); webhooks never uses
- * records; auth uses neither. Type-only imports count: the rules are about the design, not the emitted code.
+ * records; auth uses neither; events (the feed's reads) uses none of them. Type-only imports count: the rules are about the design, not the emitted code.
  * Paths are relative to the repository root, where the check runs.
  */
 const S = '^packages/server/src/';
@@ -66,6 +66,7 @@ module.exports = {
     },
     onlyBelow('auth-imports-only-lower-layers', 'auth may use lib, config, db and the context.', within('auth/'), within(...UP_TO_CONTEXT, 'auth/', 'records/', 'webhooks/')),
     onlyBelow('records-imports-only-lower-layers', 'records may use lib, config, db, the context and webhooks.', within('records/'), within(...UP_TO_CONTEXT, 'records/', 'webhooks/')),
+    onlyBelow('events-imports-only-lower-layers', 'events reads the feed: lib, config, db and the context.', within('events/'), within(...UP_TO_CONTEXT, 'events/')),
     onlyBelow('webhooks-imports-only-lower-layers', 'webhooks may use lib, config, db and the context.', within('webhooks/'), within(...UP_TO_CONTEXT, 'webhooks/', 'records/')),
     {
       name: 'http-imported-only-from-the-top',

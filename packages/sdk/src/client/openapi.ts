@@ -572,6 +572,97 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event feed: every committed record change, in one order, from a cursor; long-polls with `wait` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A cursor from a previous page, or `now` for the present. Without it: the oldest retained event. */
+                    after?: string;
+                    limit?: number;
+                    /** @description Only these collections (repeatable). */
+                    collection?: string[];
+                    /** @description Only these topics (repeatable). */
+                    topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+                    /** @description Seconds to wait for a matching event when there is none yet. */
+                    wait?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EventList"];
+                    };
+                };
+                /** @description Problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -639,7 +730,7 @@ export interface components {
         ApiToken: {
             id: string;
             name: string;
-            scopes: ("records:read" | "records:write")[];
+            scopes: ("records:read" | "records:write" | "events:read")[];
             collections: string[] | null;
             /** Format: date-time */
             createdAt: string;
@@ -648,7 +739,7 @@ export interface components {
         ApiTokenCreated: {
             id: string;
             name: string;
-            scopes: ("records:read" | "records:write")[];
+            scopes: ("records:read" | "records:write" | "events:read")[];
             collections: string[] | null;
             /** Format: date-time */
             createdAt: string;
@@ -784,6 +875,22 @@ export interface components {
         DeliveryJobList: {
             items: components["schemas"]["DeliveryJob"][];
             nextCursor: string | null;
+        };
+        Event: {
+            id: string;
+            /** @enum {unknown} */
+            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test";
+            collection: string;
+            recordId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            payload: {
+                [key: string]: unknown;
+            };
+        };
+        EventList: {
+            items: components["schemas"]["Event"][];
+            nextCursor: string;
         };
     };
     responses: never;

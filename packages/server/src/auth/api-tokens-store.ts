@@ -3,8 +3,9 @@ import { sqlOnce } from '../db/compiled.js';
 import type { ApiTokensTable, Tables } from '../db/tables.js';
 import { toCollection, type Collection } from '../records/collections-store.js';
 
-export type Scope = 'records:read' | 'records:write';
-export const SCOPES: readonly Scope[] = ['records:read', 'records:write'];
+/** events:read reveals record data as records:read does (the feed carries it). */
+export type Scope = 'records:read' | 'records:write' | 'events:read';
+export const SCOPES: readonly Scope[] = ['records:read', 'records:write', 'events:read'];
 
 export interface ApiToken {
   id: string;

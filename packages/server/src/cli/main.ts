@@ -104,7 +104,7 @@ token
   .command('create')
   .description('create an API token and print it (shown once)')
   .requiredOption('--name <name>', 'what the token is for')
-  .addOption(new Option('--scope <scope...>', 'records:read and/or records:write (default: both)').choices(SCOPES as string[]))
+  .addOption(new Option('--scope <scope...>', 'records:read, records:write, events:read (default: all three)').choices(SCOPES as string[]))
   .option('--collection <name...>', 'limit the token to these collections (default: all)')
   .action(async (opts: { name: string; scope?: string[]; collection?: string[] }) => {
     const c = config();

@@ -84,9 +84,12 @@ export interface EventsTable {
   topic: string;
   collection: string;
   record_id: string;
-  /** The envelope's `payload` as JSON text, kept once for all of the event's jobs; null when no target was subscribed. */
+  /** The envelope's `payload` as JSON text, kept once for the feed and all of the event's jobs (null in rows written before migration 005 when no target wanted them). */
   payload: string | null;
   created_at: number;
+  /** Feed position (migration 005): ordered by (tx, position); null for events written before the feed. */
+  tx: number | null;
+  position: number | null;
 }
 
 export type JobState = 'pending' | 'delivering' | 'delivered' | 'dead';

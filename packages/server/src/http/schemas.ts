@@ -72,7 +72,7 @@ export const RecordWritten = Type.Object(
 
 export const RecordWrite = Type.Object({ data: Type.Record(Type.String(), Type.Unknown()) }, { ...strict, description: 'The record fields to set.' });
 
-export const Scope = Type.Union([Type.Literal('records:read'), Type.Literal('records:write')]);
+export const Scope = Type.Union([Type.Literal('records:read'), Type.Literal('records:write'), Type.Literal('events:read')]);
 
 export const ApiToken = Type.Object(
   {
@@ -162,6 +162,22 @@ export const Capabilities = Type.Object(
   { $id: 'Capabilities', ...strict },
 );
 
+/** A committed change, as the feed shows it; `payload` is the webhook envelope's `payload`, byte for byte. */
+export const Event = Type.Object(
+  {
+    id: Type.String({ pattern: '^evt_' }),
+    topic: TopicSchema,
+    collection: Type.String(),
+    recordId: Type.String({ pattern: '^rec_' }),
+    occurredAt: DateTime,
+    payload: Type.Object({}, { additionalProperties: true }),
+  },
+  { $id: 'Event', ...strict },
+);
+
+/** A feed page: `nextCursor` is never null, always a position to resume from. */
+export const EventList = Type.Object({ items: Type.Array(ref(Event)), nextCursor: Type.String() }, { $id: 'EventList', ...strict });
+
 export const RecordList = listOf(ref(RecordSchema), 'RecordList');
 export const CollectionList = listOf(ref(Collection), 'CollectionList');
 export const ApiTokenList = listOf(ref(ApiToken), 'ApiTokenList');
@@ -171,7 +187,7 @@ export const DeliveryJobList = listOf(ref(DeliveryJob), 'DeliveryJobList');
 /** Schemas with an $id, registered once at the root (for $ref everywhere) and listed in OpenAPI components. */
 export const SHARED_SCHEMAS = [
   Problem, Field, Collection, RecordSchema, RecordWritten, ApiToken, ApiTokenCreated, Webhook, WebhookWithSecret, Attempt, DeliveryJob, DeliveryJobDetail, Session, Capabilities,
-  RecordList, CollectionList, ApiTokenList, WebhookList, DeliveryJobList,
+  RecordList, CollectionList, ApiTokenList, WebhookList, DeliveryJobList, Event, EventList,
 ];
 
 

@@ -18,10 +18,12 @@ export interface Outbox {
 
 export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null): Outbox {
   return {
-    enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, event, { now, handoff, onlyTargetId }),
+    enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, database.caps, event, { now, handoff, onlyTargetId }),
     async committed(enqueued) {
       if (!enqueued) return;
       if (enqueued.handedOver.length > 0) handoff?.adopt(enqueued.handedOver);
+      // PostgreSQL's readers heard it from the write's own NOTIFY; this process's, on SQLite, hear it here.
+      if (enqueued.inFeed && !database.caps.sharedByProcesses) void database.events.notify();
       if (enqueued.pending === 0) return;
       // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
       await database.signal.notify().catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));

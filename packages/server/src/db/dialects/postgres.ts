@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Tables } from '../tables.js';
-import type { Database, DialectCapabilities } from './types.js';
+import type { Database, DialectCapabilities, JobSignal } from './types.js';
 
 const CHANNEL = 'svc_jobs';
+const FEED_CHANNEL = 'svc_events';
 
 const caps: DialectCapabilities = {
   name: 'postgres',
@@ -15,6 +16,16 @@ const caps: DialectCapabilities = {
   nowMs: () => sql<number>`(select (extract(epoch from clock_timestamp()) * 1000)::bigint)`,
   currentSchema: async (db) => (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
+  eventPosition: () => ({ tx: sql<number>`pg_current_xact_id()::text::bigint`, position: sql<number>`nextval('events_position_seq')` }),
+  // The oldest transaction still running at the statement's snapshot, leaving out those known to run in another
+  // database of the cluster (transaction ids are cluster-wide; only this database's can write our events). One
+  // that ended before pg_stat_activity was read is kept in: the horizon errs early, never late.
+  feedHorizon: () => sql<number>`(select coalesce(
+      (select min(x::text::bigint) from pg_snapshot_xip(pg_current_snapshot()) as x
+        where (x::text::bigint % 4294967296)::text not in (
+          select a.backend_xid::text from pg_stat_activity a where a.backend_xid is not null and a.datname is distinct from current_database())),
+      pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
+  withFeedNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${FEED_CHANNEL}, '') from written`,
 };
 
 // Times are bigint milliseconds: pg would return them as strings. They fit a double exactly.
@@ -28,46 +39,58 @@ export function openPostgres(url: string, poolSize = 10): Database {
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  let listener: pg.Client | null = null;
-  const subscribers = new Set<() => void>();
+  const jobs = channelSignal(db, url, CHANNEL);
+  const events = channelSignal(db, url, FEED_CHANNEL);
   return {
     db,
     caps,
     write: (work) => db.transaction().execute(work),
-    signal: {
-      notify: async () => {
-        await sql`select pg_notify(${CHANNEL}, '')`.execute(db);
-      },
-      subscribe: async (fn) => {
-        subscribers.add(fn);
-        if (!listener) {
-          const client = new pg.Client({ connectionString: url });
-          client.on('error', () => {
-            // The poll fallback keeps workers going; drop the broken listener so the next subscribe reconnects.
-            if (listener === client) listener = null;
-          });
-          client.on('notification', () => subscribers.forEach((s) => s()));
-          await client.connect();
-          await client.query(`LISTEN ${CHANNEL}`);
-          listener = client;
-        }
-        return async () => {
-          subscribers.delete(fn);
-          if (subscribers.size === 0 && listener) {
-            const l = listener;
-            listener = null;
-            await l.end().catch(() => {});
-          }
-        };
-      },
-    },
+    signal: jobs,
+    events,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
     close: async () => {
+      await Promise.all([jobs.close(), events.close()]);
+      await db.destroy();
+    },
+  };
+}
+
+/** NOTIFY on one channel; one LISTEN connection per channel and process, opened while anyone subscribes. */
+function channelSignal(db: Kysely<Tables>, url: string, channel: string): JobSignal & { close(): Promise<void> } {
+  let listener: pg.Client | null = null;
+  const subscribers = new Set<() => void>();
+  return {
+    notify: async () => {
+      await sql`select pg_notify(${channel}, '')`.execute(db);
+    },
+    subscribe: async (fn) => {
+      subscribers.add(fn);
+      if (!listener) {
+        const client = new pg.Client({ connectionString: url });
+        client.on('error', () => {
+          // The poll fallback keeps readers going; drop the broken listener so the next subscribe reconnects.
+          if (listener === client) listener = null;
+        });
+        client.on('notification', () => subscribers.forEach((s) => s()));
+        await client.connect();
+        await client.query(`LISTEN ${channel}`);
+        listener = client;
+      }
+      return async () => {
+        subscribers.delete(fn);
+        if (subscribers.size === 0 && listener) {
+          const l = listener;
+          listener = null;
+          await l.end().catch(() => {});
+        }
+      };
+    },
+    close: async () => {
       if (listener) await listener.end().catch(() => {});
       listener = null;
-      await db.destroy();
+      subscribers.clear();
     },
   };
 }

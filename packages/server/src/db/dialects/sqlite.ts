@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
-import type { Database, DialectCapabilities } from './types.js';
+import type { Database, DialectCapabilities, JobSignal } from './types.js';
 
 const caps: DialectCapabilities = {
   name: 'sqlite',
@@ -15,6 +15,11 @@ const caps: DialectCapabilities = {
   nowMs: () => sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
   currentSchema: async () => undefined,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
+  // One writer at a time, and writes commit in the order they run: a counter read and bumped inside the write is a
+  // commit order on its own (the feed index makes the max a probe).
+  eventPosition: () => ({ tx: sql<number>`0`, position: sql<number>`(select coalesce(max(position), 0) + 1 from events where position is not null)` }),
+  feedHorizon: () => sql<number>`1`,
+  withFeedNotice: (insert) => insert,
 };
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -67,22 +72,28 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
     db,
     caps,
     write: (work) => grouped.run(work),
-    signal: {
-      notify: async () => {
-        emitter.emit('jobs');
-      },
-      subscribe: async (listener) => {
-        emitter.on('jobs', listener);
-        return async () => {
-          emitter.off('jobs', listener);
-        };
-      },
-    },
+    signal: emitterSignal(emitter, 'jobs'),
+    events: emitterSignal(emitter, 'events'),
     ping: async () => {
       native.prepare('select 1').get();
     },
     close: async () => {
       await db.destroy();
+    },
+  };
+}
+
+/** In-process wake-ups: one process serves a SQLite database. */
+function emitterSignal(emitter: EventEmitter, name: string): JobSignal {
+  return {
+    notify: async () => {
+      emitter.emit(name);
+    },
+    subscribe: async (listener) => {
+      emitter.on(name, listener);
+      return async () => {
+        emitter.off(name, listener);
+      };
     },
   };
 }

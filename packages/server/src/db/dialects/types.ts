@@ -15,6 +15,22 @@ export interface DialectCapabilities {
    * transitions and their attempt rows is one statement. Without it, the batch travels as one JSON parameter.
    */
   readonly dataModifyingWith: boolean;
+  /**
+   * The feed's position of an event written in this transaction, as two columns ordered together: `tx` (the writing
+   * transaction on PostgreSQL, 0 on SQLite) and `position` (a counter). See docs/event-feed.md for why two.
+   */
+  eventPosition(): { tx: RawBuilder<number>; position: RawBuilder<number> };
+  /**
+   * Events whose `tx` is below this have committed or never will, so none can appear later below it: the feed
+   * reads only under it. On PostgreSQL the oldest transaction still running when the statement's snapshot was taken;
+   * on SQLite (one writer, commits in order) anything above every `tx`.
+   */
+  feedHorizon(): RawBuilder<number>;
+  /**
+   * The event insert, made to also wake every process's feed readers when its transaction commits (PostgreSQL:
+   * `pg_notify` in the same statement, no extra round trip); unchanged where in-process wake-ups after the commit do.
+   */
+  withFeedNotice(insert: RawBuilder<unknown>): RawBuilder<unknown>;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
   readonly sharedByProcesses: boolean;
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */
@@ -37,6 +53,8 @@ export interface Database {
   readonly db: Kysely<Tables>;
   readonly caps: DialectCapabilities;
   readonly signal: JobSignal;
+  /** Wake-ups for feed readers (long-polls, streams) when events commit: its own channel, so workers are not woken. */
+  readonly events: JobSignal;
   /**
    * A write transaction for the request path. On SQLite the ones that arrive together share one commit (see
    * group-commit.ts); on PostgreSQL it is a plain transaction (the server overlaps concurrent commits itself).

@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { IDEMPOTENCY_TTL_MS } from '../../records/idempotency-store.js';
 import { TOPICS } from '../../webhooks/topics.js';
 import { Capabilities, errorResponses, ref } from '../schemas.js';
+import { EVENTS_MAX_LIMIT, EVENTS_MAX_WAIT_SECONDS } from './events.js';
 
 export const FEATURES = [
   'records',
@@ -21,6 +22,7 @@ export const FEATURES = [
   'webhooks.dead-letter',
   'webhooks.destination-guard',
   'openapi-3.1',
+  'events.feed',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */
@@ -44,6 +46,8 @@ export function capabilities(ctx: Context) {
       webhookSecretRotationMaxOverlapSeconds: 604_800,
       loginMaxFailures: c.loginMaxFailures,
       listMaxBytes: c.listMaxBytes,
+      eventsListMaxLimit: EVENTS_MAX_LIMIT,
+      eventsWaitMaxSeconds: EVENTS_MAX_WAIT_SECONDS,
     },
     topics: [...TOPICS],
   };

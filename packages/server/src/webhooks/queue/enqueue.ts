@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newId } from '../../lib/ids.js';
 import { envelopeOf, type EventInput } from '../envelope.js';
@@ -23,6 +24,8 @@ export interface JobHandoff {
 /** What a write enqueued: jobs left pending (workers are woken for them) and jobs handed to this process's worker. */
 export interface Enqueued {
   eventId: string;
+  /** A feed event (feed readers are woken after the commit). */
+  inFeed: boolean;
   jobIds: string[];
   pending: number;
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
@@ -34,16 +37,26 @@ export interface Enqueued {
  */
 export async function enqueue(
   trx: Kysely<Tables>,
+  caps: DialectCapabilities,
   event: EventInput,
   opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string },
 ): Promise<Enqueued> {
   const { now, handoff, onlyTargetId } = opts;
   const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : await subscribedTargets(trx, event.topic);
   const eventId = newId('evt', now);
-  // The payload is stored once, on the event, for all of its jobs (none: nothing will ever read it).
-  const payload = targets.length === 0 ? null : JSON.stringify(event.payload);
-  await trx.insertInto('events').values({ id: eventId, topic: event.topic, collection: event.collection, record_id: event.recordId, payload, created_at: now }).execute();
-  if (payload === null) return { eventId, jobIds: [], pending: 0, handedOver: [] };
+  // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
+  const inFeed = event.topic !== 'webhook.test';
+  const payload = JSON.stringify(inFeed ? { ...event.payload, eventId } : event.payload);
+  const row = { id: eventId, topic: event.topic, collection: event.collection, record_id: event.recordId, payload, created_at: now };
+  if (!inFeed) await trx.insertInto('events').values({ ...row, tx: null, position: null }).execute();
+  else {
+    const { tx, position } = caps.eventPosition();
+    const insert = sql`insert into events (id, topic, collection, record_id, payload, created_at, tx, position)
+                       values (${row.id}, ${row.topic}, ${row.collection}, ${row.record_id}, ${row.payload}, ${row.created_at}, ${tx}, ${position})`;
+    // Feed readers in every process hear of it when the transaction commits (never for a rollback).
+    await caps.withFeedNotice(insert).execute(trx);
+  }
+  if (targets.length === 0) return { eventId, inFeed, jobIds: [], pending: 0, handedOver: [] };
   const handedOver: Enqueued['handedOver'] = [];
   const rows = targets.map((target) => {
     const id = newId('del', now);
@@ -70,5 +83,5 @@ export async function enqueue(
     };
   });
   await trx.insertInto('delivery_jobs').values(rows).execute();
-  return { eventId, jobIds: rows.map((r) => r.id), pending: rows.length - handedOver.length, handedOver };
+  return { eventId, inFeed, jobIds: rows.map((r) => r.id), pending: rows.length - handedOver.length, handedOver };
 }

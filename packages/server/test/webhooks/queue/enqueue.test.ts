@@ -9,8 +9,9 @@ import { NOW, T0, allJobs, seedTarget, snapshot } from '../../helpers/queue-fixt
 
 // Key order, unicode and escapes: the body must carry the payload's bytes exactly as JSON.stringify wrote them.
 const EVENT: EventInput = { topic: 'record.created', collection: 'issues', recordId: 'rec_9', payload: { title: 'héllo "q" \u2028', n: 1, z: { b: [1, 2], a: null } } };
-const PAYLOAD = JSON.stringify(EVENT.payload);
-const bodyOf = (id: string) => `{"version":"1","id":"${id}","topic":"record.created","collection":"issues","recordId":"rec_9","payload":${PAYLOAD}}`;
+// A record change is a feed event: its payload names it (SPEC §7), after the fields it was given.
+const payloadOf = (eventId: string) => JSON.stringify({ ...EVENT.payload, eventId });
+const bodyOf = (id: string, eventId: string) => `{"version":"1","id":"${id}","topic":"record.created","collection":"issues","recordId":"rec_9","payload":${payloadOf(eventId)}}`;
 const jobOf = (id: string, webhookId: string, eventId: string) => ({
   id, webhook_id: webhookId, event_id: eventId, topic: 'record.created', collection: 'issues', record_id: 'rec_9',
   state: 'pending', attempt_count: 0, round_start: 0, next_attempt_at: NOW, lease_id: null, lease_expires_at: null,
@@ -31,38 +32,48 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
   });
   afterEach(async () => t.close());
 
-  const events = () => t.ctx.database.db.selectFrom('events').selectAll().execute();
+  const events = () => t.ctx.database.db.selectFrom('events').select(['id', 'topic', 'collection', 'record_id', 'payload', 'created_at']).execute();
+  const positions = async () => (await t.ctx.database.db.selectFrom('events').select(['id', 'position']).orderBy('position').execute()).map((e) => [e.id, e.position === null ? null : Number(e.position)]);
 
   it('writes the event with its payload once and one pending job per enabled subscribed live target', async () => {
     const { db } = t.ctx.database;
-    const out = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff: null }));
+    const out = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, EVENT, { now: NOW, handoff: null }));
     expect(out.pending).toBe(2);
     expect(out.handedOver).toEqual([]);
-    expect(await events()).toEqual([{ id: out.eventId, topic: 'record.created', collection: 'issues', record_id: 'rec_9', payload: PAYLOAD, created_at: NOW }]);
+    expect(await events()).toEqual([{ id: out.eventId, topic: 'record.created', collection: 'issues', record_id: 'rec_9', payload: payloadOf(out.eventId), created_at: NOW }]);
+    expect(await positions()).toEqual([[out.eventId, 1]]);
     const jobs = await allJobs(db);
     expect(jobs.map((j) => j.webhook_id).sort()).toEqual(['wh_a', 'wh_b']);
     expect(jobs.map((j) => j.id).sort()).toEqual([...out.jobIds].sort());
     expect(jobs).toEqual(jobs.map((j) => jobOf(j.id, j.webhook_id, out.eventId)));
   });
 
-  it('stores no payload and no job when no target is subscribed', async () => {
+  it('a change no target wants is still a feed event, with its payload, and makes no job', async () => {
     const { db } = t.ctx.database;
-    const out = await db.transaction().execute((trx) => enqueue(trx, { ...EVENT, topic: 'record.updated' }, { now: NOW, handoff: null }));
-    expect(out).toEqual({ eventId: out.eventId, jobIds: [], pending: 0, handedOver: [] });
-    expect(await events()).toEqual([{ id: out.eventId, topic: 'record.updated', collection: 'issues', record_id: 'rec_9', payload: null, created_at: NOW }]);
+    const out = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, { ...EVENT, topic: 'record.updated' }, { now: NOW, handoff: null }));
+    expect(out).toEqual({ eventId: out.eventId, inFeed: true, jobIds: [], pending: 0, handedOver: [] });
+    expect(await events()).toEqual([{ id: out.eventId, topic: 'record.updated', collection: 'issues', record_id: 'rec_9', payload: payloadOf(out.eventId), created_at: NOW }]);
     expect(await allJobs(db)).toEqual([]);
+  });
+
+  it('a webhook.test is not a feed event: no position, and no eventId in its payload', async () => {
+    const { db } = t.ctx.database;
+    const test = { topic: 'webhook.test' as const, collection: '_test', recordId: 'rec_00000000000000000000000000', payload: { test: true } };
+    const out = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, test, { now: NOW, handoff: null, onlyTargetId: 'wh_a' }));
+    expect(out.inFeed).toBe(false);
+    expect((await events())[0]!.payload).toBe('{"test":true}');
+    expect(await positions()).toEqual([[out.eventId, null]]);
   });
 
   it('with onlyTargetId, writes a job for that live target alone, subscribed or not; none for a deleted one', async () => {
     const { db } = t.ctx.database;
-    const one = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_other' }));
+    const one = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_other' }));
     expect(await allJobs(db)).toEqual([jobOf(one.jobIds[0]!, 'wh_other', one.eventId)]);
     // A disabled target's job is written and waits pending, as every job of a disabled target does.
-    const off = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_off' }));
+    const off = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_off' }));
     expect(off.jobIds).toHaveLength(1);
-    const gone = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_gone' }));
+    const gone = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, EVENT, { now: NOW, handoff: null, onlyTargetId: 'wh_gone' }));
     expect(gone.jobIds).toEqual([]);
-    expect((await events()).find((e) => e.id === gone.eventId)!.payload).toBeNull();
     expect((await allJobs(db)).map((j) => j.webhook_id).sort()).toEqual(['wh_off', 'wh_other']);
   });
 
@@ -70,7 +81,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     const { db, caps } = t.ctx.database;
     const adopt = vi.fn();
     const handoff: JobHandoff = { leaseFor: (id) => (id === 'wh_a' ? { lease: 'lease_H', expiresAt: NOW + 30_000 } : null), adopt };
-    const out = await db.transaction().execute((trx) => enqueue(trx, EVENT, { now: NOW, handoff }));
+    const out = await db.transaction().execute((trx) => enqueue(trx, caps, EVENT, { now: NOW, handoff }));
     // Adoption is the caller's, after the commit: enqueue runs inside the transaction and must not start it.
     expect(adopt).not.toHaveBeenCalled();
     expect(out.pending).toBe(1);
@@ -81,7 +92,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     expect(b).toEqual(jobOf(b.id, 'wh_b', out.eventId));
     expect(out.handedOver).toEqual([
       {
-        job: { id: a.id, webhookId: 'wh_a', lease: 'lease_H', leaseExpiresAt: NOW + 30_000, attemptCount: 0, roundStart: 0, body: bodyOf(a.id) },
+        job: { id: a.id, webhookId: 'wh_a', lease: 'lease_H', leaseExpiresAt: NOW + 30_000, attemptCount: 0, roundStart: 0, body: bodyOf(a.id, out.eventId) },
         target: {
           id: 'wh_a', name: 'wh_a', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: true, secretSealed: 'sealed-secret',
           previousSecretSealed: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
@@ -100,7 +111,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     const handoff: JobHandoff = { leaseFor: () => ({ lease: 'lease_H', expiresAt: NOW + 30_000 }), adopt: () => {} };
     await expect(
       db.transaction().execute(async (trx) => {
-        expect((await enqueue(trx, EVENT, { now: NOW, handoff })).jobIds).toHaveLength(2);
+        expect((await enqueue(trx, t.ctx.database.caps, EVENT, { now: NOW, handoff })).jobIds).toHaveLength(2);
         throw new Error('the record write failed');
       }),
     ).rejects.toThrow('the record write failed');

@@ -1,0 +1,61 @@
+import { sql, type Kysely } from 'kysely';
+import type { DialectCapabilities } from '../db/dialects/types.js';
+import type { Tables } from '../db/tables.js';
+
+/** A feed position: events are ordered by (tx, position), see docs/event-feed.md. */
+export interface FeedPosition {
+  tx: number;
+  position: number;
+}
+
+export interface FeedRow extends FeedPosition {
+  id: string;
+  topic: string;
+  collection: string;
+  record_id: string;
+  created_at: number;
+  payload: string;
+}
+
+export interface FeedFilter {
+  collections: readonly string[] | null;
+  topics: readonly string[] | null;
+}
+
+/**
+ * One page of the feed after `after` (null: from the oldest), and the head: the last position readable now. One
+ * statement, so the page and the head come from one snapshot, and only under the horizon (below it nothing can
+ * commit any more; see DialectCapabilities.feedHorizon): a position handed out is never passed by a later commit.
+ */
+export async function readFeed(
+  db: Kysely<Tables>,
+  caps: DialectCapabilities,
+  opts: { after: FeedPosition | null; filter: FeedFilter; limit: number },
+): Promise<{ rows: FeedRow[]; head: FeedPosition | null }> {
+  const after = opts.after ?? { tx: -1, position: -1 };
+  const { collections, topics } = opts.filter;
+  const byCollection = collections === null ? sql`` : sql`and collection in (${sql.join(collections)})`;
+  const byTopic = topics === null ? sql`` : sql`and topic in (${sql.join(topics)})`;
+  const { rows } = await sql<FeedRow & { head: boolean }>`
+    with horizon as (select ${caps.feedHorizon()} as h),
+    page as (
+      select id, topic, collection, record_id, created_at, payload, tx, position, false as head
+        from events, horizon
+       where position is not null and tx < horizon.h and (tx, position) > (${after.tx}, ${after.position})
+             ${byCollection} ${byTopic}
+       order by tx, position
+       limit ${opts.limit}),
+    head as (
+      select id, topic, collection, record_id, created_at, payload, tx, position, true as head
+        from events, horizon
+       where position is not null and tx < horizon.h
+       order by tx desc, position desc
+       limit 1)
+    select * from page
+    union all
+    select * from head
+    order by head, tx, position`.execute(db);
+  const page = rows.filter((r) => !r.head).map((r) => ({ ...r, tx: Number(r.tx), position: Number(r.position) }));
+  const last = rows.find((r) => r.head);
+  return { rows: page, head: last ? { tx: Number(last.tx), position: Number(last.position) } : null };
+}

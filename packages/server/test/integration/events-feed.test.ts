@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DIALECTS } from '../helpers/db.js';
+import { createDeliveryRig, type DeliveryRig } from '../helpers/delivery.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe.each(DIALECTS)('GET /api/v1/events (%s)', (dialect) => {
+  let rig: DeliveryRig;
+  afterEach(async () => rig?.close());
+
+  const feed = async (query: string, token?: string) => {
+    const res = await rig.app.inject({ method: 'GET', url: `/api/v1/events${query}`, headers: { authorization: `Bearer ${token ?? (await feedToken())}` } });
+    return { status: res.statusCode, body: res.json() };
+  };
+  let cachedToken: string | null = null;
+  const feedToken = async () => (cachedToken ??= await rig.token(['records:read', 'events:read']));
+  const write = (method: 'POST' | 'PATCH' | 'DELETE', url: string, data?: unknown) =>
+    rig.app.inject({ method, url, headers: rig.auth, payload: data === undefined ? undefined : { data } });
+
+  it('lists every committed change in one order, with the webhooks\' payload and event id; resuming reads only newer ones', async () => {
+    cachedToken = null;
+    rig = await createDeliveryRig(dialect);
+    await rig.target(['record.created', 'record.updated', 'record.deleted']);
+    const a = await rig.createRecord({ title: 'a' });
+    await write('PATCH', `/api/v1/collections/issues/records/${a.id}`, { title: 'b' });
+    await write('DELETE', `/api/v1/collections/issues/records/${a.id}`);
+    const first = await feed('');
+    expect(first.status).toBe(200);
+    expect(first.body.items.map((e: any) => e.topic)).toEqual(['record.created', 'record.updated', 'record.deleted']);
+    for (const e of first.body.items) {
+      expect(Object.keys(e)).toEqual(['id', 'topic', 'collection', 'recordId', 'occurredAt', 'payload']);
+      expect(e).toMatchObject({ collection: 'issues', recordId: a.id });
+      expect(e.id).toMatch(/^evt_/);
+      expect(e.payload.eventId).toBe(e.id);
+      expect(e.payload.occurredAt).toBe(e.occurredAt);
+    }
+    expect(first.body.items[1].payload.previous.data).toEqual({ title: 'a' });
+    expect(typeof first.body.nextCursor).toBe('string');
+    // The deliveries carry the same payload, byte for byte, event id included.
+    await waitFor(() => rig.receiver.requests.length === 3, 'three deliveries');
+    const delivered = rig.receiver.requests.map((r) => JSON.parse(r.body).payload).sort((x, y) => x.eventId.localeCompare(y.eventId));
+    expect(delivered).toEqual(first.body.items.map((e: any) => e.payload).sort((x: any, y: any) => x.eventId.localeCompare(y.eventId)));
+    // Resuming from the cursor: nothing old, then exactly the new event.
+    const again = await feed(`?after=${first.body.nextCursor}`);
+    expect(again.body.items).toEqual([]);
+    expect(again.body.nextCursor).toBe(first.body.nextCursor);
+    const b = await rig.createRecord({ title: 'c' });
+    const next = await feed(`?after=${first.body.nextCursor}`);
+    expect(next.body.items.map((e: any) => e.recordId)).toEqual([b.id]);
+  });
+
+  it('pages by limit; filters skip events but the cursor moves past them; after=now starts at the present', async () => {
+    cachedToken = null;
+    rig = await createDeliveryRig(dialect, {}, { startWorker: false });
+    await rig.collection('notes', [{ name: 'title', type: 'text' }]);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await rig.createRecord({ title: `t${i}` })).id);
+    await write('POST', '/api/v1/collections/notes/records', { title: 'n' });
+    const p1 = await feed('?limit=2');
+    const p2 = await feed(`?limit=2&after=${p1.body.nextCursor}`);
+    const p3 = await feed(`?limit=2&after=${p2.body.nextCursor}`);
+    expect([...p1.body.items, ...p2.body.items, ...p3.body.items].map((e: any) => e.recordId).slice(0, 5)).toEqual(ids);
+    // Only notes: the five issues events are examined and skipped; the cursor is past all six.
+    const notes = await feed('?collection=notes');
+    expect(notes.body.items.map((e: any) => e.collection)).toEqual(['notes']);
+    const none = await feed(`?collection=issues&after=${notes.body.nextCursor}`);
+    expect(none.body.items).toEqual([]);
+    const updated = await feed('?topic=record.updated');
+    expect(updated.body.items).toEqual([]);
+    const fromNow = await feed('?after=now');
+    expect(fromNow.body.items).toEqual([]);
+    const later = await rig.createRecord({ title: 'later' });
+    expect((await feed(`?after=${fromNow.body.nextCursor}`)).body.items.map((e: any) => e.recordId)).toEqual([later.id]);
+    expect((await feed('?after=forged')).status).toBe(400);
+    expect((await feed('?limit=1001')).status).toBe(400);
+  });
+
+  it('needs events:read; a token limited to some collections sees only their events, and naming another is 403', async () => {
+    cachedToken = null;
+    rig = await createDeliveryRig(dialect, {}, { startWorker: false });
+    await rig.collection('notes', [{ name: 'title', type: 'text' }]);
+    await rig.createRecord({ title: 'i' });
+    await write('POST', '/api/v1/collections/notes/records', { title: 'n' });
+    expect((await feed('', await rig.token(['records:read']))).status).toBe(403);
+    const notesOnly = await rig.token(['events:read'], ['notes']);
+    const seen = await feed('', notesOnly);
+    expect(seen.body.items.map((e: any) => e.collection)).toEqual(['notes']);
+    expect((await feed('?collection=issues', notesOnly)).status).toBe(403);
+    const res = await rig.app.inject({ method: 'GET', url: '/api/v1/events' });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('wait= long-polls until a matching event commits', async () => {
+    cachedToken = null;
+    rig = await createDeliveryRig(dialect, {}, { startWorker: false });
+    const start = await feed('?after=now');
+    const t0 = Date.now();
+    const pending = feed(`?after=${start.body.nextCursor}&wait=10`);
+    await new Promise((r) => setTimeout(r, 300));
+    const rec = await rig.createRecord({ title: 'awaited' });
+    const got = await pending;
+    expect(got.body.items.map((e: any) => e.recordId)).toEqual([rec.id]);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    // Nothing new: the wait runs out and the page is empty, its cursor where it was.
+    const t1 = Date.now();
+    const empty = await feed(`?after=${got.body.nextCursor}&wait=1`);
+    expect(empty.body.items).toEqual([]);
+    expect(Date.now() - t1).toBeGreaterThanOrEqual(900);
+  });
+});
