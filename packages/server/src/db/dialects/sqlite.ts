@@ -16,8 +16,11 @@ const caps: DialectCapabilities = {
   currentSchema: async () => undefined,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
   // One writer at a time, and writes commit in the order they run: a counter read and bumped inside the write is a
-  // commit order on its own (the feed index makes the max a probe).
-  eventPosition: () => ({ tx: sql<number>`0`, position: sql<number>`(select coalesce(max(position), 0) + 1 from events where position is not null)` }),
+  // commit order on its own. The last position is one step back along the feed index (tx is always 0 here).
+  eventPosition: () => ({
+    tx: sql<number>`0`,
+    position: sql<number>`coalesce((select position from events where position is not null order by tx desc, position desc limit 1), 0) + 1`,
+  }),
   feedHorizon: () => sql<number>`1`,
   withFeedNotice: (insert) => insert,
 };
