@@ -26,7 +26,7 @@ import { adminWebhookRoutes } from './http/routes/admin-webhooks.js';
 import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
-import { eventRoutes } from './http/routes/events.js';
+import { adminEventRoutes, createFeedRuntime, eventRoutes } from './http/routes/events.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { redactUrl } from './lib/redact-url.js';
 import { createOutbox } from './webhooks/outbox.js';
@@ -175,7 +175,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(discoveryRoutes(ctx));
   const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null);
   await app.register(recordRoutes(ctx, outbox));
-  await app.register(eventRoutes(ctx));
+  const feed = createFeedRuntime(ctx);
+  app.addHook('preClose', () => feed.close());
+  await app.register(eventRoutes(ctx, feed));
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuthHook(ctx));
     await admin.register(adminSessionRoutes(ctx));
@@ -183,6 +185,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     await admin.register(adminTokenRoutes(ctx));
     await admin.register(adminWebhookRoutes(ctx, outbox));
     await admin.register(adminDeliveryRoutes(ctx));
+    await admin.register(adminEventRoutes(ctx, feed));
     await admin.register(adminOpenApiRoute);
   });
   await app.register(adminUiRoutes);

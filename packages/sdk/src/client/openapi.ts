@@ -636,6 +636,15 @@ export interface paths {
                     };
                 };
                 /** @description Problem details */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
                 500: {
                     headers: {
                         [name: string]: unknown;
@@ -674,7 +683,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {unknown} */
-            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "rate_limited" | "internal" | "unavailable";
+            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "cursor_expired" | "rate_limited" | "internal" | "unavailable";
             requestId: string;
             errors?: {
                 path: string;

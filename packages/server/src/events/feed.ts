@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
+import { getMeta } from '../db/meta-store.js';
 import { decodeCursor, encodeCursor, listJson } from '../lib/cursor.js';
 import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 
@@ -43,6 +44,7 @@ export interface FeedPageRequest {
  */
 export async function feedPage(ctx: Context, req: FeedPageRequest): Promise<string> {
   const { db, caps } = ctx.database;
+  if (req.after !== null && req.after !== 'now') await refuseExpired(ctx, req.after);
   const after = req.after === 'now' ? ((await readFeed(db, caps, { after: null, filter: req.filter, limit: 0 })).head ?? ORIGIN) : (req.after ?? ORIGIN);
   const deadline = Date.now() + req.waitMs;
   for (;;) {
@@ -111,6 +113,22 @@ export class FeedWaker {
     const unsubscribe = await this.subscription;
     this.subscription = null;
     await unsubscribe?.();
+  }
+}
+
+/** Where retention recorded the highest position it ever pruned (`<tx>.<position>`): cursors below it are gone. */
+export const PRUNED_THROUGH_KEY = 'feed_pruned_through';
+
+/**
+ * A cursor before what is retained would silently skip the pruned events: it is 410 `cursor_expired` instead, and the
+ * consumer re-reads current state and resumes with `after=now` (SPEC §7).
+ */
+async function refuseExpired(ctx: Context, after: FeedPosition): Promise<void> {
+  const text = await getMeta(ctx.database.db, PRUNED_THROUGH_KEY);
+  if (text === null) return;
+  const [tx, position] = text.split('.').map(Number) as [number, number];
+  if (after.tx < tx || (after.tx === tx && after.position < position)) {
+    throw new AppError('cursor_expired', 'Events after this cursor were pruned: re-read current state, then resume with after=now.');
   }
 }
 

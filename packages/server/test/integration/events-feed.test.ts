@@ -106,4 +106,28 @@ describe.each(DIALECTS)('GET /api/v1/events (%s)', (dialect) => {
     expect(empty.body.items).toEqual([]);
     expect(Date.now() - t1).toBeGreaterThanOrEqual(900);
   });
+
+  it('a cursor older than what is retained is 410 cursor_expired; the admin twin reads every collection', async () => {
+    cachedToken = null;
+    rig = await createDeliveryRig(dialect, {}, { startWorker: false });
+    await rig.collection('notes', [{ name: 'title', type: 'text' }]);
+    await rig.createRecord({ title: 'i' });
+    const old = (await feed('')).body.nextCursor;
+    await write('POST', '/api/v1/collections/notes/records', { title: 'n' });
+    const head = (await feed('')).body.nextCursor;
+    // Stands in for retention (not built yet): it records the highest position it pruned, here the second event.
+    const [tx, position] = JSON.parse(Buffer.from(head, 'base64url').toString()).after.split('.');
+    await rig.ctx.database.db.insertInto('svc_meta').values({ key: 'feed_pruned_through', value: `${tx}.${position}` }).execute();
+    const expired = await feed(`?after=${old}`);
+    expect(expired.status).toBe(410);
+    expect(expired.body.code).toBe('cursor_expired');
+    expect((await feed(`?after=${head}`)).status).toBe(200);
+    expect((await feed('?after=now')).status).toBe(200);
+
+    const admin = await rig.admin('GET', '/admin/v1/events?limit=10');
+    expect(admin.statusCode).toBe(200);
+    expect(admin.json().items.map((e: any) => e.collection)).toEqual(['issues', 'notes']);
+    const unauthenticated = await rig.app.inject({ method: 'GET', url: '/admin/v1/events' });
+    expect(unauthenticated.statusCode).toBe(401);
+  });
 });

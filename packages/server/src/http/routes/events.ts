@@ -34,38 +34,72 @@ const eventsAuth = (ctx: Context) =>
     request.auth = { token: result.token };
   };
 
-export const eventRoutes =
-  (ctx: Context): FastifyPluginAsync =>
-  async (plain) => {
-    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    const waker = new FeedWaker(ctx);
+/** What every feed route of this app shares: one waker (one LISTEN connection), and the signal of the app's close. */
+export interface FeedRuntime {
+  waker: FeedWaker;
+  closing: AbortSignal;
+  close(): Promise<void>;
+}
+
+export function createFeedRuntime(ctx: Context): FeedRuntime {
+  const waker = new FeedWaker(ctx);
+  const closing = new AbortController();
+  return {
+    waker,
+    closing: closing.signal,
     // A closing server answers its long-polls at once rather than holding the shutdown for up to 30 s.
-    const closing = new AbortController();
-    app.addHook('preClose', async () => {
+    async close() {
       closing.abort();
       await waker.close();
-    });
-    app.addHook('onRequest', eventsAuth(ctx));
+    },
+  };
+}
 
+type FeedQueryValue = { after?: string; limit?: number; collection?: string[]; topic?: string[]; wait?: number };
+
+const answerPage = async (ctx: Context, feed: FeedRuntime, q: FeedQueryValue, collections: readonly string[] | null) =>
+  feedPage(ctx, {
+    after: decodeFeedCursor(q.after),
+    filter: { collections, topics: q.topic ?? null },
+    limit: q.limit ?? 100,
+    waitMs: (q.wait ?? 0) * 1000,
+    maxBytes: ctx.config.listMaxBytes,
+    signal: feed.closing,
+    waker: feed.waker,
+  });
+
+const feedSchema = {
+  tags: ['events'],
+  querystring: FeedQuery,
+  response: { 200: ref(EventList), ...errorResponses(400, 401, 403, 410) },
+};
+
+export const eventRoutes =
+  (ctx: Context, feed: FeedRuntime): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.addHook('onRequest', eventsAuth(ctx));
     app.get('/api/v1/events', {
       schema: {
+        ...feedSchema,
         summary: 'The event feed: every committed record change, in one order, from a cursor; long-polls with `wait`',
-        tags: ['events'],
         security: [{ bearerAuth: [] }],
-        querystring: FeedQuery,
-        response: { 200: ref(EventList), ...errorResponses(400, 401, 403) },
       },
     }, async (request, reply) => {
-      const q = request.query;
-      const json = await feedPage(ctx, {
-        after: decodeFeedCursor(q.after),
-        filter: { collections: feedCollections(request.auth.token!.collections, q.collection), topics: q.topic ?? null },
-        limit: q.limit ?? 100,
-        waitMs: (q.wait ?? 0) * 1000,
-        maxBytes: ctx.config.listMaxBytes,
-        signal: closing.signal,
-        waker,
-      });
+      const json = await answerPage(ctx, feed, request.query, feedCollections(request.auth.token!.collections, request.query.collection));
+      return reply.type('application/json; charset=utf-8').send(json as never);
+    });
+  };
+
+/** The admin twin (SPEC §7): every collection, for an admin session; the admin UI reads it with fetch. */
+export const adminEventRoutes =
+  (ctx: Context, feed: FeedRuntime): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.get('/admin/v1/events', {
+      schema: { ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
+    }, async (request, reply) => {
+      const json = await answerPage(ctx, feed, request.query, feedCollections(null, request.query.collection));
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
   };
