@@ -59,6 +59,12 @@ export const adminAuthHook = (ctx: Context) =>
  * Public record routes: who (401) before what (403), and a collection the token may not see answers
  * exactly like one that does not exist (403), so names cannot be probed. Decided before the body is read.
  */
+/** 401 for a missing or unknown bearer token, with the challenge SPEC §3 names. */
+export function refuseBearer(reply: FastifyReply, kind: 'missing' | 'invalid'): never {
+  reply.header('www-authenticate', kind === 'missing' ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"');
+  throw new AppError('unauthorized', kind === 'missing' ? 'Send Authorization: Bearer <token>.' : 'The bearer token is not valid.');
+}
+
 export const bearerAuthHook = (ctx: Context) =>
   async function bearerAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     // Runs before the params are validated: a name that cannot exist is looked up as no name at all (403
@@ -66,10 +72,7 @@ export const bearerAuthHook = (ctx: Context) =>
     const given = (request.params as { collection?: string }).collection ?? '';
     const name = COLLECTION_NAME.test(given) ? given : '';
     const result = await authenticateBearer(ctx, request.headers.authorization, name);
-    if (result.kind !== 'ok') {
-      reply.header('www-authenticate', result.kind === 'missing' ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"');
-      throw new AppError('unauthorized', result.kind === 'missing' ? 'Send Authorization: Bearer <token>.' : 'The bearer token is not valid.');
-    }
+    if (result.kind !== 'ok') refuseBearer(reply, result.kind);
     authorize(result.token, request.routeOptions.config.scope ?? 'records:read', name);
     if (!result.collection) throw new AppError('forbidden', 'This token may not use this collection.');
     request.auth = { token: result.token, collection: result.collection };

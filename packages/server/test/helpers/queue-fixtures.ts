@@ -2,6 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DeliveryAttemptsTable, DeliveryJobsTable, JobState, Tables } from '../../src/db/tables.js';
 import type { AttemptRecord } from '../../src/webhooks/queue/job.js';
 import type { Topic } from '../../src/webhooks/topics.js';
+import { createTestContext, type TestContext } from './context.js';
+import type { Dialect } from './db.js';
 
 /**
  * Rows for the queue's transition tests, inserted with plain SQL (as claim-plan.test.ts does) so a test states the
@@ -109,3 +111,11 @@ export const attemptRow = (jobId: string, number: number, a: AttemptRecord): Del
   error_message: a.error?.message ?? null,
   response_snippet: a.responseSnippet,
 });
+
+/** A fresh database with target wh_a and an event: where most transition tests start. */
+export async function queueContext(dialect: Dialect): Promise<TestContext> {
+  const t = await createTestContext(dialect);
+  await seedTarget(t.ctx.database.db, 'wh_a');
+  await seedEvent(t.ctx.database.db);
+  return t;
+}

@@ -12,6 +12,19 @@ import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.j
 const oldEnvelope = (id: string, recordId: string, payload: unknown) =>
   JSON.stringify({ version: '1', id, topic: 'record.updated', collection: 'notes', recordId, payload });
 
+/** Applies exactly these migrations, as an install of that age would have them. */
+async function migrateOnly(database: Database, migrations: Record<string, Migration>): Promise<void> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'svc_migrations',
+    migrationLockTableName: 'svc_migrations_lock',
+    migrationTableSchema: await database.caps.currentSchema(database.db),
+  });
+  const { error } = await migrator.migrateToLatest();
+  expect(error).toBeUndefined();
+}
+
 describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (dialect) => {
   let testDb: TestDatabase | null = null;
   let database: Database | null = null;
@@ -27,15 +40,7 @@ describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (d
     database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
     const db = database.db;
     const before: Record<string, Migration> = { '001_initial': m001, '002_claim_index': m002 };
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => before },
-      migrationTableName: 'svc_migrations',
-      migrationLockTableName: 'svc_migrations_lock',
-      migrationTableSchema: await database.caps.currentSchema(db),
-    });
-    const { error } = await migrator.migrateToLatest();
-    expect(error).toBeUndefined();
+    await migrateOnly(database, before);
 
     // Payloads that would trip a careless cut: the marker inside the data, escapes, non-ASCII, key order.
     const payload = {
@@ -87,14 +92,7 @@ describe.each(DIALECTS)('migration 004: soft-deleted targets, a foreign key and 
     database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
     const db = database.db;
     const before: Record<string, Migration> = { '001_initial': m001, '002_claim_index': m002, '003_lean_jobs': m003 };
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => before },
-      migrationTableName: 'svc_migrations',
-      migrationLockTableName: 'svc_migrations_lock',
-      migrationTableSchema: await database.caps.currentSchema(db),
-    });
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await migrateOnly(database, before);
     const now = Date.now();
     await sql`insert into webhooks (id, name, url, topics, enabled, secret_sealed, created_at, updated_at)
               values ('wh_live', 'live', 'https://example.com/', '["record.created"]', 1, 'sealed', ${now}, ${now})`.execute(db);

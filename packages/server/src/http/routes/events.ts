@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { decodeFeedCursor, feedCollections, feedPage, FeedWaker } from '../../events/feed.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
+import { refuseBearer } from '../auth.js';
 import { EventList, TopicSchema, errorResponses, ref } from '../schemas.js';
 
 export const EVENTS_MAX_LIMIT = 1000;
@@ -26,10 +27,7 @@ const FeedQuery = Type.Object(
 const eventsAuth = (ctx: Context) =>
   async function feedAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const result = await authenticateBearer(ctx, request.headers.authorization, '');
-    if (result.kind !== 'ok') {
-      reply.header('www-authenticate', result.kind === 'missing' ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"');
-      throw new AppError('unauthorized', result.kind === 'missing' ? 'Send Authorization: Bearer <token>.' : 'The bearer token is not valid.');
-    }
+    if (result.kind !== 'ok') refuseBearer(reply, result.kind);
     if (!result.token.scopes.includes('events:read')) throw new AppError('forbidden', 'This token lacks the events:read scope.');
     request.auth = { token: result.token };
   };

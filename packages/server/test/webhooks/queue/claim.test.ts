@@ -3,9 +3,9 @@ import { claim } from '../../../src/webhooks/queue/claim.js';
 import type { HeldJob } from '../../../src/webhooks/queue/job.js';
 import { rescue } from '../../../src/webhooks/queue/rescue.js';
 import { scheduleRetry } from '../../../src/webhooks/queue/schedule-retry.js';
-import { createTestContext, type TestContext } from '../../helpers/context.js';
+import type { TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
-import { NOW, T0, attemptRow, failedAttempt, jobRow, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+import { NOW, T0, attemptRow, failedAttempt, jobRow, queueContext, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
 
 const LEASE_MS = 30_000;
 
@@ -17,9 +17,7 @@ describe.each(DIALECTS)('claim (%s)', (dialect) => {
     return jobs!;
   };
   beforeEach(async () => {
-    t = await createTestContext(dialect);
-    await seedTarget(t.ctx.database.db, 'wh_a');
-    await seedEvent(t.ctx.database.db);
+    t = await queueContext(dialect);
   });
   afterEach(async () => t.close());
 

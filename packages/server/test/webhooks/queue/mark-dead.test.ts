@@ -1,16 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { markDead } from '../../../src/webhooks/queue/mark-dead.js';
-import { createTestContext, type TestContext } from '../../helpers/context.js';
+import type { TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
-import { NOW, T0, attemptRow, failedAttempt, jobRow, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+import { NOW, T0, attemptRow, failedAttempt, jobRow, queueContext, seedJob, snapshot } from '../../helpers/queue-fixtures.js';
 
 /** delivering → dead after the round's last failed attempt, recorded with it; fenced by (id, lease). */
 describe.each(DIALECTS)('markDead (%s)', (dialect) => {
   let t: TestContext;
   beforeEach(async () => {
-    t = await createTestContext(dialect);
-    await seedTarget(t.ctx.database.db, 'wh_a');
-    await seedEvent(t.ctx.database.db);
+    t = await queueContext(dialect);
   });
   afterEach(async () => t.close());
 

@@ -2,17 +2,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claim } from '../../../src/webhooks/queue/claim.js';
 import { complete } from '../../../src/webhooks/queue/complete.js';
 import { rescue } from '../../../src/webhooks/queue/rescue.js';
-import { createTestContext, type TestContext } from '../../helpers/context.js';
+import type { TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
-import { NOW, attemptRow, okAttempt, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+import { NOW, attemptRow, okAttempt, queueContext, seedJob, snapshot } from '../../helpers/queue-fixtures.js';
 
 /** delivering → pending once the lease has expired: its worker died or stalled. No attempt is recorded. */
 describe.each(DIALECTS)('rescue (%s)', (dialect) => {
   let t: TestContext;
   beforeEach(async () => {
-    t = await createTestContext(dialect);
-    await seedTarget(t.ctx.database.db, 'wh_a');
-    await seedEvent(t.ctx.database.db);
+    t = await queueContext(dialect);
   });
   afterEach(async () => t.close());
 

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobState } from '../../../src/db/tables.js';
 import { retryDead } from '../../../src/webhooks/queue/retry-dead.js';
-import { createTestContext, type TestContext } from '../../helpers/context.js';
+import type { TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
-import { NOW, T0, jobRow, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+import { NOW, T0, jobRow, queueContext, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
 
 const FIRST_DELAY_MS = 5_000;
 
@@ -11,9 +11,7 @@ const FIRST_DELAY_MS = 5_000;
 describe.each(DIALECTS)('retryDead (%s)', (dialect) => {
   let t: TestContext;
   beforeEach(async () => {
-    t = await createTestContext(dialect);
-    await seedTarget(t.ctx.database.db, 'wh_a');
-    await seedEvent(t.ctx.database.db);
+    t = await queueContext(dialect);
   });
   afterEach(async () => t.close());
 
