@@ -15,7 +15,7 @@ export const encodeFeedCursor = (p: FeedPosition): string => encodeCursor(`${p.t
 /** `now` is the head; anything else a cursor this service issued (`invalid_query` otherwise). */
 export function decodeFeedCursor(raw: string | undefined): FeedPosition | 'now' | null {
   if (raw === 'now') return 'now';
-  const text = decodeCursor(raw, /^-?\d{1,19}\.-?\d{1,19}$/);
+  const text = decodeCursor(raw, /^-?\d{1,19}\.-?\d{1,19}$/, 'after');
   if (text === null) return null;
   const [tx, position] = text.split('.').map(Number) as [number, number];
   return { tx, position };

@@ -6,7 +6,8 @@ import { AppError } from '../errors.js';
  */
 export const encodeCursor = (lastKey: string): string => Buffer.from(JSON.stringify({ after: lastKey })).toString('base64url');
 
-export function decodeCursor(raw: string | undefined, shape: RegExp): string | null {
+/** `parameter`: the query parameter that carried it, named in the error (SPEC §2). */
+export function decodeCursor(raw: string | undefined, shape: RegExp, parameter = 'cursor'): string | null {
   if (raw === undefined || raw === '') return null;
   let after: unknown;
   try {
@@ -16,7 +17,7 @@ export function decodeCursor(raw: string | undefined, shape: RegExp): string | n
     after = undefined;
   }
   if (typeof after !== 'string' || !shape.test(after)) {
-    throw new AppError('invalid_query', 'The cursor is not one this service issued.', { errors: [{ path: 'cursor', message: 'unknown cursor' }] });
+    throw new AppError('invalid_query', 'The cursor is not one this service issued.', { errors: [{ path: parameter, message: 'unknown cursor' }] });
   }
   return after;
 }

@@ -70,7 +70,9 @@ describe.each(DIALECTS)('GET /api/v1/events (%s)', (dialect) => {
     expect(fromNow.body.items).toEqual([]);
     const later = await rig.createRecord({ title: 'later' });
     expect((await feed(`?after=${fromNow.body.nextCursor}`)).body.items.map((e: any) => e.recordId)).toEqual([later.id]);
-    expect((await feed('?after=forged')).status).toBe(400);
+    const forged = await feed('?after=forged');
+    expect(forged.status).toBe(400);
+    expect(forged.body).toMatchObject({ code: 'invalid_query', errors: [{ path: 'after' }] });
     expect((await feed('?limit=1001')).status).toBe(400);
   });
 
