@@ -150,7 +150,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'svc', version: '1.0.0', description: 'Records in collections, and signed webhooks for every committed change.' },
+      info: {
+        title: 'svc',
+        version: '1.0.0',
+        description: 'Records in collections, and signed webhooks for every committed change.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       servers: [{ url: ctx.config.publicUrl }],
       components: {
         securitySchemes: {

@@ -23,6 +23,7 @@ export const adminCollectionRoutes =
 
     app.get('/admin/v1/api/schema', {
       schema: {
+        operationId: 'getSchema',
         summary: 'Every collection and its fields: no record data, no credentials',
         tags: ['collections'],
         security,
@@ -44,7 +45,7 @@ export const adminCollectionRoutes =
     });
 
     app.get('/admin/v1/collections', {
-      schema: { summary: 'List collections', tags: ['collections'], security, querystring: ListQuery, response: { 200: ref(CollectionList), ...errorResponses(400, 401, 403) } },
+      schema: { operationId: 'listCollections', summary: 'List collections', tags: ['collections'], security, querystring: ListQuery, response: { 200: ref(CollectionList), ...errorResponses(400, 401, 403) } },
     }, async (request) => {
       const limit = request.query.limit ?? 50;
       const rows = (await listCollections(ctx.database.db, decodeCursor(request.query.cursor, NAME_KEY), limit + 1)).map(presentCollection);
@@ -53,6 +54,7 @@ export const adminCollectionRoutes =
 
     app.post('/admin/v1/collections', {
       schema: {
+        operationId: 'createCollection',
         summary: 'Create a collection with its fields',
         tags: ['collections'],
         security,
@@ -65,11 +67,12 @@ export const adminCollectionRoutes =
     });
 
     app.get('/admin/v1/collections/:name', {
-      schema: { summary: 'One collection', tags: ['collections'], security, params: NameParams, response: { 200: ref(Collection), ...errorResponses(401, 403, 404) } },
+      schema: { operationId: 'getCollection', summary: 'One collection', tags: ['collections'], security, params: NameParams, response: { 200: ref(Collection), ...errorResponses(401, 403, 404) } },
     }, async (request) => presentCollection(await requireCollection(ctx, request.params.name)));
 
     app.patch('/admin/v1/collections/:name', {
       schema: {
+        operationId: 'updateCollection',
         summary: 'Add fields or change `required` (the list given is the new field list; types never change)',
         tags: ['collections'],
         security,
@@ -81,6 +84,7 @@ export const adminCollectionRoutes =
 
     app.delete('/admin/v1/collections/:name', {
       schema: {
+        operationId: 'deleteCollection',
         summary: 'Delete a collection (force=true also deletes its records)',
         tags: ['collections'],
         security,
@@ -95,6 +99,7 @@ export const adminCollectionRoutes =
 
     app.get('/admin/v1/collections/:name/records', {
       schema: {
+        operationId: 'listCollectionRecords',
         summary: 'Browse records (admin UI); same shape as the public list',
         tags: ['collections'],
         security,

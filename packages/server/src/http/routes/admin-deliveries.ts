@@ -37,6 +37,7 @@ export const adminDeliveryRoutes =
 
     app.get('/admin/v1/deliveries', {
       schema: {
+        operationId: 'listDeliveries',
         summary: 'Delivery jobs, newest first, filtered by target and state',
         tags: ['deliveries'],
         security,
@@ -51,7 +52,7 @@ export const adminDeliveryRoutes =
     });
 
     app.get('/admin/v1/deliveries/:id', {
-      schema: { summary: 'A job with its envelope and every attempt (oldest first)', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJobDetail), ...errorResponses(401, 403, 404) } },
+      schema: { operationId: 'getDelivery', summary: 'A job with its envelope and every attempt (oldest first)', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJobDetail), ...errorResponses(401, 403, 404) } },
     }, async (request) => {
       const job = await findJob(ctx.database.db, request.params.id);
       if (!job) throw new AppError('not_found', 'No such delivery job.');
@@ -71,7 +72,7 @@ export const adminDeliveryRoutes =
     });
 
     app.post('/admin/v1/deliveries/:id/retry', {
-      schema: { summary: 'Send a dead job through one more full round of the schedule', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJob), ...errorResponses(401, 403, 404, 409) } },
+      schema: { operationId: 'retryDelivery', summary: 'Send a dead job through one more full round of the schedule', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJob), ...errorResponses(401, 403, 404, 409) } },
     }, async (request) => {
       const { db } = ctx.database;
       const job = await findJob(db, request.params.id);

@@ -31,8 +31,11 @@ export const adminSessionRoutes =
     app.post('/admin/v1/session', {
       config: { adminAuth: 'none' },
       schema: {
+        operationId: 'createSession',
         summary: 'Log in: sets the svc_admin cookie and returns the CSRF token',
         tags: ['session'],
+        // No credentials: this is how an admin gets them (an explicit empty list, not an omission).
+        security: [],
         body: Credentials,
         response: { 200: ref(Session), ...errorResponses(400, 401, 403, 422, 429) },
       },
@@ -44,11 +47,11 @@ export const adminSessionRoutes =
 
     app.get('/admin/v1/session', {
       config: { adminAuth: 'cookie' },
-      schema: { summary: 'The current session and its CSRF token (cookie alone)', tags: ['session'], security: [{ adminSession: [] }], response: { 200: ref(Session), ...errorResponses(401, 403) } },
+      schema: { operationId: 'getSession', summary: 'The current session and its CSRF token (cookie alone)', tags: ['session'], security: [{ adminSession: [] }], response: { 200: ref(Session), ...errorResponses(401, 403) } },
     }, async (request) => sessionJson(request.auth.session!));
 
     app.delete('/admin/v1/session', {
-      schema: { summary: 'Log out', tags: ['session'], security, response: { 204: Type.Null(), ...errorResponses(401, 403) } },
+      schema: { operationId: 'deleteSession', summary: 'Log out', tags: ['session'], security, response: { 204: Type.Null(), ...errorResponses(401, 403) } },
     }, async (request, reply) => {
       await logout(ctx, request.auth.session!);
       setCookie(reply, '', 0);
@@ -58,8 +61,11 @@ export const adminSessionRoutes =
     app.post('/admin/v1/setup', {
       config: { adminAuth: 'none' },
       schema: {
+        operationId: 'createFirstAdmin',
         summary: 'Create the first admin with the one-time setup token printed at first start',
         tags: ['session'],
+        // The one-time setup token travels in the body, not as a credential scheme.
+        security: [],
         body: SetupBody,
         response: { 201: Type.Object({ admin: Type.Object({ id: Type.String(), email: Type.String() }) }), ...errorResponses(401, 403, 409, 422) },
       },

@@ -19,6 +19,7 @@ export const adminTokenRoutes =
 
     app.post('/admin/v1/tokens', {
       schema: {
+        operationId: 'createApiToken',
         summary: 'Create an API token (the token appears in this answer only)',
         tags: ['tokens'],
         security,
@@ -38,7 +39,7 @@ export const adminTokenRoutes =
     });
 
     app.get('/admin/v1/tokens', {
-      schema: { summary: 'List API tokens (never the tokens themselves)', tags: ['tokens'], security, querystring: ListQuery, response: { 200: ref(ApiTokenList), ...errorResponses(400, 401, 403) } },
+      schema: { operationId: 'listApiTokens', summary: 'List API tokens (never the tokens themselves)', tags: ['tokens'], security, querystring: ListQuery, response: { 200: ref(ApiTokenList), ...errorResponses(400, 401, 403) } },
     }, async (request) => {
       const limit = request.query.limit ?? 50;
       const rows = (await listApiTokens(ctx.database.db, decodeCursor(request.query.cursor, idPattern('tok')), limit + 1)).map(presentToken);
@@ -46,7 +47,7 @@ export const adminTokenRoutes =
     });
 
     app.delete('/admin/v1/tokens/:id', {
-      schema: { summary: 'Revoke a token; it stops working at once', tags: ['tokens'], security, params: Type.Object({ id: Type.String({ pattern: idPattern('tok').source }) }), response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
+      schema: { operationId: 'deleteApiToken', summary: 'Revoke a token; it stops working at once', tags: ['tokens'], security, params: Type.Object({ id: Type.String({ pattern: idPattern('tok').source }) }), response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
     }, async (request, reply) => {
       if (!(await deleteApiToken(ctx.database.db, request.params.id))) throw new AppError('not_found', 'No such token.');
       return reply.code(204).send(null);

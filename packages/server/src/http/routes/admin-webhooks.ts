@@ -23,6 +23,7 @@ export const adminWebhookRoutes =
 
     app.post('/admin/v1/webhooks', {
       schema: {
+        operationId: 'createWebhook',
         summary: 'Register a webhook target; the signing secret appears in this answer only',
         tags: ['webhooks'],
         security,
@@ -35,7 +36,7 @@ export const adminWebhookRoutes =
     });
 
     app.get('/admin/v1/webhooks', {
-      schema: { summary: 'List webhook targets', tags: ['webhooks'], security, querystring: ListQuery, response: { 200: ref(WebhookList), ...errorResponses(400, 401, 403) } },
+      schema: { operationId: 'listWebhooks', summary: 'List webhook targets', tags: ['webhooks'], security, querystring: ListQuery, response: { 200: ref(WebhookList), ...errorResponses(400, 401, 403) } },
     }, async (request) => {
       const limit = request.query.limit ?? 50;
       const rows = (await listTargets(ctx.database.db, decodeCursor(request.query.cursor, idPattern('wh')), limit + 1)).map(presentTarget);
@@ -43,11 +44,12 @@ export const adminWebhookRoutes =
     });
 
     app.get('/admin/v1/webhooks/:id', {
-      schema: { summary: 'One webhook target (never its secret)', tags: ['webhooks'], security, params: IdParams, response: { 200: ref(Webhook), ...errorResponses(401, 403, 404) } },
+      schema: { operationId: 'getWebhook', summary: 'One webhook target (never its secret)', tags: ['webhooks'], security, params: IdParams, response: { 200: ref(Webhook), ...errorResponses(401, 403, 404) } },
     }, async (request) => presentTarget(await requireTarget(ctx, request.params.id)));
 
     app.patch('/admin/v1/webhooks/:id', {
       schema: {
+        operationId: 'updateWebhook',
         summary: 'Change name, url, topics or enabled (enabling or a new URL re-checks the destination)',
         tags: ['webhooks'],
         security,
@@ -61,7 +63,7 @@ export const adminWebhookRoutes =
     }, async (request) => presentTarget(await patchTarget(ctx, request.params.id, request.body)));
 
     app.delete('/admin/v1/webhooks/:id', {
-      schema: { summary: 'Delete a target; its unfinished jobs end dead (target_deleted)', tags: ['webhooks'], security, params: IdParams, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
+      schema: { operationId: 'deleteWebhook', summary: 'Delete a target; its unfinished jobs end dead (target_deleted)', tags: ['webhooks'], security, params: IdParams, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
     }, async (request, reply) => {
       await removeTarget(ctx, request.params.id);
       return reply.code(204).send(null);
@@ -69,6 +71,7 @@ export const adminWebhookRoutes =
 
     app.post('/admin/v1/webhooks/:id/rotate-secret', {
       schema: {
+        operationId: 'rotateWebhookSecret',
         summary: 'New signing secret; the old one keeps signing beside it for overlapSeconds',
         tags: ['webhooks'],
         security,
@@ -83,6 +86,7 @@ export const adminWebhookRoutes =
 
     app.post('/admin/v1/webhooks/:id/test', {
       schema: {
+        operationId: 'sendWebhookTest',
         summary: 'Queue a signed webhook.test delivery to this target',
         tags: ['webhooks'],
         security,

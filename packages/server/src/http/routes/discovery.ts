@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { IDEMPOTENCY_TTL_MS } from '../../records/idempotency-store.js';
 import { TOPICS } from '../../webhooks/topics.js';
-import { Capabilities, errorResponses, ref } from '../schemas.js';
+import { cutDocument, type OpenApiDocument } from '../openapi-document.js';
+import { Capabilities, Problem, errorResponses, ref } from '../schemas.js';
 import { EVENTS_MAX_LIMIT, EVENTS_MAX_WAIT_SECONDS } from './events.js';
 
 export const FEATURES = [
@@ -53,41 +54,57 @@ export function capabilities(ctx: Context) {
   };
 }
 
-type OpenApiDoc = { paths?: Record<string, unknown>; [k: string]: unknown };
+/** The whole generated document, every route family; cut per family by cutDocument. */
+const fullDocument = (app: FastifyInstance) => app.swagger() as unknown as OpenApiDocument;
 
-/** The full generated document, cut to one route family. Computed once, after every route is registered. */
-function documentFor(app: FastifyInstance, prefix: string, title: string): OpenApiDoc {
-  const full = app.swagger() as OpenApiDoc;
-  const paths = Object.fromEntries(Object.entries(full.paths ?? {}).filter(([p]) => p.startsWith(prefix)));
-  return { ...full, info: { ...(full.info as object), title }, paths };
-}
+/** Problems any request may meet before a route runs (malformed HTTP, headers too large, too slow). */
+const anyClientError = { '4xx': { ...ref(Problem), description: 'The request could not be taken as HTTP: malformed, headers too large, or too slow' } };
+
+const PUBLIC_PART = { prefix: '/api/v1/', title: 'svc public API' } as const;
+const ADMIN_PART = { prefix: '/admin/v1/', title: 'svc admin API' } as const;
+const ADMIN_SECURITY = [{ adminSession: [], csrfToken: [] }];
 
 export const discoveryRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    let doc: OpenApiDoc | null = null;
+    let doc: string | null = null;
+    // The public document never changes while the process runs: built on first request, kept as text.
+    const publicDocument = () =>
+      (doc ??= JSON.stringify(
+        cutDocument(fullDocument(plain), {
+          ...PUBLIC_PART,
+          // Every operation states its own; listing both schemes here is what the API as a whole accepts.
+          security: [{ bearerAuth: [] }, ...ADMIN_SECURITY],
+          webhooks: {},
+          schemas: {},
+        }),
+      ));
 
     app.get('/api/v1/capabilities', {
-      schema: { summary: 'API version, implemented features, limits in force and event topics', tags: ['discovery'], security: [], response: { 200: ref(Capabilities) } },
+      schema: { operationId: 'getCapabilities', summary: 'API version, implemented features, limits in force and event topics', tags: ['discovery'], security: [], response: { 200: ref(Capabilities), ...anyClientError } },
     }, async () => capabilities(ctx));
 
     app.get('/api/v1/openapi.json', {
-      schema: { summary: 'This document: OpenAPI 3.1 of the /api/v1 routes', tags: ['discovery'], security: [], response: { 200: Type.Object({}, { additionalProperties: true }) } },
-    }, async (_request, reply) => reply.type('application/json').send(JSON.stringify((doc ??= documentFor(plain, '/api/v1/', 'svc public API'))) as never));
+      schema: { operationId: 'getOpenApiDocument', summary: 'This document: OpenAPI 3.1 of the /api/v1 routes', tags: ['discovery'], security: [], response: { 200: Type.Object({}, { additionalProperties: true }), ...anyClientError } },
+    }, async (_request, reply) => reply.type('application/json').send(publicDocument() as never));
 
   };
 
 /** The admin document, registered inside the admin scope so it sits behind the session and CSRF checks. */
 export const adminOpenApiRoute: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  let doc: OpenApiDoc | null = null;
+  let doc: string | null = null;
   app.get('/admin/v1/openapi.json', {
     schema: {
+      operationId: 'getAdminOpenApiDocument',
       summary: 'OpenAPI 3.1 of the /admin/v1 routes',
       tags: ['discovery'],
-      security: [{ adminSession: [], csrfToken: [] }],
+      security: ADMIN_SECURITY,
       response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 403) },
     },
-  }, async (_request, reply) => reply.type('application/json').send(JSON.stringify((doc ??= documentFor(plain, '/admin/v1/', 'svc admin API'))) as never));
+  }, async (_request, reply) => {
+    doc ??= JSON.stringify(cutDocument(fullDocument(plain), { ...ADMIN_PART, security: ADMIN_SECURITY, webhooks: {}, schemas: {} }));
+    return reply.type('application/json').send(doc as never);
+  });
 };

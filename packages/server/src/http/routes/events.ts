@@ -79,6 +79,7 @@ export const eventRoutes =
     app.addHook('onRequest', eventsAuth(ctx));
     app.get('/api/v1/events', {
       schema: {
+        operationId: 'listEvents',
         ...feedSchema,
         summary: 'The event feed: every committed record change, in one order, from a cursor; long-polls with `wait`',
         security: [{ bearerAuth: [] }],
@@ -95,7 +96,7 @@ export const adminEventRoutes =
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     app.get('/admin/v1/events', {
-      schema: { ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
+      schema: { operationId: 'listAdminEvents', ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
     }, async (request, reply) => {
       const json = await answerPage(ctx, feed, request.query, feedCollections(null, request.query.collection));
       return reply.type('application/json; charset=utf-8').send(json as never);

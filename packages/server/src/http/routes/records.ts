@@ -57,6 +57,7 @@ export const recordRoutes =
     app.get(base, {
       config: { scope: 'records:read' },
       schema: {
+        operationId: 'listRecords',
         summary: 'List records of a collection, in creation order',
         tags: ['records'],
         security,
@@ -74,6 +75,7 @@ export const recordRoutes =
     app.post(base, {
       config: { scope: 'records:write' },
       schema: {
+        operationId: 'createRecord',
         summary: 'Create a record (Idempotency-Key makes a repeat return the first result)',
         tags: ['records'],
         security,
@@ -93,6 +95,7 @@ export const recordRoutes =
     app.get(`${base}/:id`, {
       config: { scope: 'records:read' },
       schema: {
+        operationId: 'getRecord',
         summary: 'Read one record; ETag is its version',
         tags: ['records'],
         security,
@@ -107,6 +110,7 @@ export const recordRoutes =
     app.patch(`${base}/:id`, {
       config: { scope: 'records:write' },
       schema: {
+        operationId: 'updateRecord',
         summary: 'Set the named fields (null clears one); If-Match guards against lost updates',
         tags: ['records'],
         security,
@@ -124,6 +128,7 @@ export const recordRoutes =
     app.delete(`${base}/:id`, {
       config: { scope: 'records:write' },
       schema: {
+        operationId: 'deleteRecord',
         summary: 'Delete a record',
         tags: ['records'],
         security,
