@@ -191,7 +191,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     await admin.register(adminWebhookRoutes(ctx, outbox));
     await admin.register(adminDeliveryRoutes(ctx));
     await admin.register(adminEventRoutes(ctx, feed));
-    await admin.register(adminOpenApiRoute);
+    await admin.register(adminOpenApiRoute(ctx));
   });
   await app.register(adminUiRoutes);
   return app;

@@ -93,7 +93,88 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "record.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A record was created
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         */
+        post: operations["receiveRecordCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A record was changed (`previous` is the record before)
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         */
+        post: operations["receiveRecordUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A record was deleted (`record` is its last state)
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         */
+        post: operations["receiveRecordDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test delivery, sent by POST /admin/v1/webhooks/{id}/test
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         */
+        post: operations["receiveWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description RFC 9457 problem details; branch on `code`. */
@@ -163,6 +244,76 @@ export interface components {
         EventList: {
             items: components["schemas"]["Event"][];
             nextCursor: string;
+        };
+        RecordCreatedEnvelope: {
+            /** @constant */
+            version: "1";
+            id: string;
+            /** @constant */
+            topic: "record.created";
+            /** @description The collection of the record. */
+            collection: string;
+            recordId: string;
+            payload: {
+                record: components["schemas"]["Record"];
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description The event's id in the feed (GET /api/v1/events); absent from deliveries queued before the feed existed. */
+                eventId?: string;
+            };
+        };
+        RecordUpdatedEnvelope: {
+            /** @constant */
+            version: "1";
+            id: string;
+            /** @constant */
+            topic: "record.updated";
+            /** @description The collection of the record. */
+            collection: string;
+            recordId: string;
+            payload: {
+                record: components["schemas"]["Record"];
+                /** @description The record before this change. */
+                previous: components["schemas"]["Record"];
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description The event's id in the feed (GET /api/v1/events); absent from deliveries queued before the feed existed. */
+                eventId?: string;
+            };
+        };
+        RecordDeletedEnvelope: {
+            /** @constant */
+            version: "1";
+            id: string;
+            /** @constant */
+            topic: "record.deleted";
+            /** @description The collection of the record. */
+            collection: string;
+            recordId: string;
+            payload: {
+                record: components["schemas"]["Record"];
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description The event's id in the feed (GET /api/v1/events); absent from deliveries queued before the feed existed. */
+                eventId?: string;
+            };
+        };
+        WebhookTestEnvelope: {
+            /** @constant */
+            version: "1";
+            id: string;
+            /** @constant */
+            topic: "webhook.test";
+            /** @constant */
+            collection: "_test";
+            /** @constant */
+            recordId: "rec_00000000000000000000000000";
+            payload: {
+                /** @constant */
+                test: true;
+                /** Format: date-time */
+                occurredAt: string;
+            };
         };
     };
     responses: never;
@@ -776,6 +927,218 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    receiveRecordCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
+                "Svc-Delivery": string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
+                "Svc-Timestamp": string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
+                "Svc-Signature": string;
+                "User-Agent": "svc-webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordCreatedEnvelope"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify. Like any other non-2xx status, the delivery is retried on schedule and ends dead after the last attempt. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not now: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx status line within the timeout. Up to 1 KiB of the body is kept for diagnostics. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveRecordUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
+                "Svc-Delivery": string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
+                "Svc-Timestamp": string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
+                "Svc-Signature": string;
+                "User-Agent": "svc-webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordUpdatedEnvelope"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify. Like any other non-2xx status, the delivery is retried on schedule and ends dead after the last attempt. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not now: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx status line within the timeout. Up to 1 KiB of the body is kept for diagnostics. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveRecordDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
+                "Svc-Delivery": string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
+                "Svc-Timestamp": string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
+                "Svc-Signature": string;
+                "User-Agent": "svc-webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordDeletedEnvelope"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify. Like any other non-2xx status, the delivery is retried on schedule and ends dead after the last attempt. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not now: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx status line within the timeout. Up to 1 KiB of the body is kept for diagnostics. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
+                "Svc-Delivery": string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
+                "Svc-Timestamp": string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
+                "Svc-Signature": string;
+                "User-Agent": "svc-webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEnvelope"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify. Like any other non-2xx status, the delivery is retried on schedule and ends dead after the last attempt. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not now: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx status line within the timeout. Up to 1 KiB of the body is kept for diagnostics. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { AppError, type FieldError } from '../errors.js';
-import { deleteCollection, findCollection, insertCollection, updateCollectionFields, type Collection } from './collections-store.js';
+import { deleteCollection, findCollection, insertCollection, listCollections, updateCollectionFields, type Collection } from './collections-store.js';
 import { COLLECTION_NAME, validateFieldList, type Field } from './fields.js';
 import { anyRecordLacks, collectionHasRecords } from './records-store.js';
 
@@ -8,6 +8,18 @@ export async function requireCollection(ctx: Context, name: string): Promise<Col
   const c = await findCollection(ctx.database.db, name);
   if (!c) throw new AppError('not_found', `No collection named "${name}".`);
   return c;
+}
+
+/** Every collection, by name: for the schema endpoint and the admin OpenAPI document, which show them all. */
+export async function allCollections(ctx: Context): Promise<Collection[]> {
+  const all: Collection[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const batch = await listCollections(ctx.database.db, after, 500);
+    all.push(...batch);
+    if (batch.length < 500) return all;
+    after = batch.at(-1)!.name;
+  }
 }
 
 export async function createCollection(ctx: Context, name: string, fields: Field[]): Promise<Collection> {

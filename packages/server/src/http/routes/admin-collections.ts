@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
-import { createCollection, patchCollection, removeCollection, requireCollection } from '../../records/collections.js';
+import { allCollections, createCollection, patchCollection, removeCollection, requireCollection } from '../../records/collections.js';
 import { listCollections } from '../../records/collections-store.js';
 import { COLLECTION_NAME, MAX_FIELDS } from '../../records/fields.js';
 import { recordPageJson } from '../../records/record-page.js';
@@ -32,17 +32,7 @@ export const adminCollectionRoutes =
           ...errorResponses(401, 403),
         },
       },
-    }, async () => {
-      const all = [];
-      let after: string | null = null;
-      for (;;) {
-        const batch = await listCollections(ctx.database.db, after, 500);
-        all.push(...batch);
-        if (batch.length < 500) break;
-        after = batch.at(-1)!.name;
-      }
-      return { collections: all.map(presentCollection) };
-    });
+    }, async () => ({ collections: (await allCollections(ctx)).map(presentCollection) }));
 
     app.get('/admin/v1/collections', {
       schema: { operationId: 'listCollections', summary: 'List collections', tags: ['collections'], security, querystring: ListQuery, response: { 200: ref(CollectionList), ...errorResponses(400, 401, 403) } },

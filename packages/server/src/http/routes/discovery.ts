@@ -4,7 +4,9 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { IDEMPOTENCY_TTL_MS } from '../../records/idempotency-store.js';
 import { TOPICS } from '../../webhooks/topics.js';
+import { allCollections } from '../../records/collections.js';
 import { cutDocument, type OpenApiDocument } from '../openapi-document.js';
+import { webhooksSection } from '../openapi-webhooks.js';
 import { Capabilities, Problem, errorResponses, ref } from '../schemas.js';
 import { EVENTS_MAX_LIMIT, EVENTS_MAX_WAIT_SECONDS } from './events.js';
 
@@ -76,8 +78,7 @@ export const discoveryRoutes =
           ...PUBLIC_PART,
           // Every operation states its own; listing both schemes here is what the API as a whole accepts.
           security: [{ bearerAuth: [] }, ...ADMIN_SECURITY],
-          webhooks: {},
-          schemas: {},
+          ...webhooksSection('generic'),
         }),
       ));
 
@@ -92,19 +93,23 @@ export const discoveryRoutes =
   };
 
 /** The admin document, registered inside the admin scope so it sits behind the session and CSRF checks. */
-export const adminOpenApiRoute: FastifyPluginAsync = async (plain) => {
-  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  let doc: string | null = null;
-  app.get('/admin/v1/openapi.json', {
-    schema: {
-      operationId: 'getAdminOpenApiDocument',
-      summary: 'OpenAPI 3.1 of the /admin/v1 routes',
-      tags: ['discovery'],
-      security: ADMIN_SECURITY,
-      response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 403) },
-    },
-  }, async (_request, reply) => {
-    doc ??= JSON.stringify(cutDocument(fullDocument(plain), { ...ADMIN_PART, security: ADMIN_SECURITY, webhooks: {}, schemas: {} }));
-    return reply.type('application/json').send(doc as never);
-  });
-};
+export const adminOpenApiRoute =
+  (ctx: Context): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.get('/admin/v1/openapi.json', {
+      schema: {
+        operationId: 'getAdminOpenApiDocument',
+        summary: 'OpenAPI 3.1 of the /admin/v1 routes',
+        tags: ['discovery'],
+        security: ADMIN_SECURITY,
+        response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 403) },
+      },
+    }, async (_request, reply) => {
+      // Built on every request from the collections as they are now: a collection created, changed or deleted by any
+      // process shows at once, with no cache to invalidate. It is a rare request, and building it takes milliseconds.
+      const section = webhooksSection(await allCollections(ctx));
+      const doc = cutDocument(fullDocument(plain), { ...ADMIN_PART, security: ADMIN_SECURITY, ...section });
+      return reply.type('application/json').send(JSON.stringify(doc) as never);
+    });
+  };

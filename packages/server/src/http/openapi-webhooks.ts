@@ -1,0 +1,177 @@
+import type { Collection } from '../records/collections-store.js';
+import type { FieldType } from '../records/fields.js';
+import { TEST_RECORD_ID } from '../lib/ids.js';
+import { TEST_COLLECTION } from '../webhooks/targets.js';
+import { TOPICS, type Topic } from '../webhooks/topics.js';
+
+/**
+ * The `webhooks` section (OpenAPI 3.1): for every topic, the POST a target receives. The public document describes
+ * records generically; the admin document has a record schema per collection, built from its fields — collection
+ * names are admin knowledge (the seed keeps schema inspection behind a session).
+ */
+
+type Json = Record<string, unknown>;
+
+const DateTime = { type: 'string', format: 'date-time' };
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+/** What the envelope of one topic carries. `record` is the schema of a record: generic, or one collection's. */
+type TopicBody =
+  | { kind: 'record'; payload: (record: Json) => Json }
+  | { kind: 'fixed'; collection: Json; recordId: Json; payload: Json };
+
+const eventId = { type: 'string', pattern: '^evt_', description: "The event's id in the feed (GET /api/v1/events); absent from deliveries queued before the feed existed." };
+
+const recordPayload = (record: Json, previous: boolean): Json => ({
+  type: 'object',
+  required: ['record', ...(previous ? ['previous'] : []), 'occurredAt'],
+  properties: {
+    record,
+    ...(previous ? { previous: { ...record, description: 'The record before this change.' } } : {}),
+    occurredAt: DateTime,
+    eventId,
+  },
+});
+
+/**
+ * One entry per topic; the Record type makes a new topic in TOPICS a compile error until it is described here.
+ * An operational topic (not about one record) is `fixed`: its collection, record id and payload are its own.
+ */
+export const TOPIC_BODIES: Record<Topic, { summary: string; body: TopicBody }> = {
+  'record.created': { summary: 'A record was created', body: { kind: 'record', payload: (r) => recordPayload(r, false) } },
+  'record.updated': { summary: 'A record was changed (`previous` is the record before)', body: { kind: 'record', payload: (r) => recordPayload(r, true) } },
+  'record.deleted': { summary: 'A record was deleted (`record` is its last state)', body: { kind: 'record', payload: (r) => recordPayload(r, false) } },
+  'webhook.test': {
+    summary: 'A test delivery, sent by POST /admin/v1/webhooks/{id}/test',
+    body: {
+      kind: 'fixed',
+      collection: { const: TEST_COLLECTION },
+      recordId: { const: TEST_RECORD_ID },
+      payload: { type: 'object', required: ['test', 'occurredAt'], properties: { test: { const: true }, occurredAt: DateTime } },
+    },
+  },
+};
+
+const pascal = (dotted: string): string => dotted.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+/** Component name of a topic's envelope, e.g. RecordCreatedEnvelope. */
+export const envelopeSchemaName = (topic: Topic): string => `${pascal(topic)}Envelope`;
+/** Component name of a collection's record in the admin document: the name verbatim, so no two can meet. */
+export const collectionRecordSchemaName = (collection: string): string => `Record_${collection}`;
+
+/** The envelope: exactly these six fields (SPEC §5), in the order they are sent. */
+const envelope = (topic: Topic, collection: Json, recordId: Json, payload: Json): Json => ({
+  type: 'object',
+  required: ['version', 'id', 'topic', 'collection', 'recordId', 'payload'],
+  properties: { version: { const: '1' }, id: { type: 'string', pattern: '^del_' }, topic: { const: topic }, collection, recordId, payload },
+  additionalProperties: false,
+});
+
+const RECORD_ID = { type: 'string', pattern: '^rec_' };
+
+const FIELD_SCHEMA: Record<FieldType, Json> = {
+  text: { type: 'string' },
+  number: { type: 'number' },
+  integer: { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+  boolean: { type: 'boolean' },
+  datetime: { type: 'string', format: 'date-time' },
+  json: { description: 'Any JSON value.' },
+};
+
+/** A field's value; a field that is not required may hold null (a create may send it so; a PATCH's null removes it). */
+function fieldSchema(type: FieldType, required: boolean): Json {
+  const schema = FIELD_SCHEMA[type];
+  if (required || !('type' in schema)) return schema;
+  return { ...schema, type: [schema.type, 'null'] };
+}
+
+/** A record of one collection, `data` typed by its fields (fields are never removed, so no other key appears). */
+export function collectionRecordSchema(c: Pick<Collection, 'name' | 'fields'>): Json {
+  return {
+    type: 'object',
+    description: `A record of the collection ${c.name}.`,
+    required: ['id', 'collection', 'version', 'createdAt', 'updatedAt', 'data'],
+    properties: {
+      id: RECORD_ID,
+      collection: { const: c.name },
+      version: { type: 'integer', minimum: 1 },
+      createdAt: DateTime,
+      updatedAt: DateTime,
+      data: {
+        type: 'object',
+        required: c.fields.filter((f) => f.required).map((f) => f.name),
+        properties: Object.fromEntries(c.fields.map((f) => [f.name, fieldSchema(f.type, f.required)])),
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  };
+}
+
+const headers: Json[] = [
+  { name: 'Svc-Delivery', in: 'header', required: true, description: "The delivery's id, the envelope's `id`: de-duplicate by it.", schema: { type: 'string', pattern: '^del_' } },
+  { name: 'Svc-Timestamp', in: 'header', required: true, description: 'Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  {
+    name: 'Svc-Signature',
+    in: 'header',
+    required: true,
+    description: '`v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space.',
+    schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}( v1=[0-9a-f]{64})*$' },
+  },
+  { name: 'User-Agent', in: 'header', required: true, schema: { const: 'svc-webhooks/1' } },
+];
+
+const DESCRIPTION =
+  'svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes ' +
+  'never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), ' +
+  'then de-duplicate by `Svc-Delivery`: delivery is at least once.';
+
+const retryAfter = (what: string): Json => ({
+  description: `${what}: a \`Retry-After\` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt.`,
+  headers: { 'Retry-After': { schema: { type: 'string' } } },
+});
+
+const operation = (topic: Topic, schemaName: string): Json => ({
+  post: {
+    operationId: `receive${pascal(topic)}`,
+    summary: TOPIC_BODIES[topic].summary,
+    description: DESCRIPTION,
+    tags: ['webhook deliveries'],
+    // Authenticated by the signature headers above, which no security scheme can express.
+    security: [],
+    parameters: headers,
+    requestBody: { required: true, content: { 'application/json': { schema: ref(schemaName) } } },
+    responses: {
+      '2XX': { description: 'Delivered: any 2xx status line within the timeout. Up to 1 KiB of the body is kept for diagnostics.' },
+      '401': { description: 'The signature did not verify. Like any other non-2xx status, the delivery is retried on schedule and ends dead after the last attempt.' },
+      '429': retryAfter('Not now'),
+      '503': retryAfter('Unavailable'),
+    },
+  },
+});
+
+export interface WebhooksSection {
+  webhooks: Record<string, Json>;
+  schemas: Record<string, Json>;
+}
+
+/** The section with generic records (the public document), or with one record schema per collection (admin). */
+export function webhooksSection(collections: ReadonlyArray<Pick<Collection, 'name' | 'fields'>> | 'generic'): WebhooksSection {
+  const schemas: Record<string, Json> = {};
+  const webhooks: Record<string, Json> = {};
+  const perCollection = collections !== 'generic' && collections.length > 0;
+  if (perCollection) for (const c of collections) schemas[collectionRecordSchemaName(c.name)] = collectionRecordSchema(c);
+  for (const topic of TOPICS) {
+    const { body } = TOPIC_BODIES[topic];
+    const name = envelopeSchemaName(topic);
+    if (body.kind === 'fixed') schemas[name] = envelope(topic, body.collection, body.recordId, body.payload);
+    else if (!perCollection) {
+      schemas[name] = envelope(topic, { type: 'string', description: 'The collection of the record.' }, RECORD_ID, body.payload(ref('Record')));
+    } else {
+      // One branch per collection, told apart by `collection`'s constant.
+      const branches = collections.map((c) => envelope(topic, { const: c.name }, RECORD_ID, body.payload(ref(collectionRecordSchemaName(c.name)))));
+      schemas[name] = branches.length === 1 ? branches[0]! : { oneOf: branches };
+    }
+    webhooks[topic] = operation(topic, name);
+  }
+  return { webhooks, schemas };
+}
