@@ -28,6 +28,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
 import { adminEventRoutes, createFeedRuntime, eventRoutes } from './http/routes/events.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import type { StreamTiming } from './events/feed-fanout.js';
 import { redactUrl } from './lib/redact-url.js';
 import { createOutbox } from './webhooks/outbox.js';
 import type { JobHandoff } from './webhooks/queue/enqueue.js';
@@ -36,6 +37,8 @@ export interface AppOptions {
   registry?: Registry;
   /** This process's delivery worker, which takes the jobs of this process's writes (runtime.ts wires it). */
   handoff?: JobHandoff | null;
+  /** Tests shorten the event streams' ping and re-check intervals. */
+  streamTiming?: StreamTiming;
   /** Tests: collect responses that do not match their documented schema. */
   responseViolations?: string[];
 }
@@ -175,7 +178,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(discoveryRoutes(ctx));
   const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null);
   await app.register(recordRoutes(ctx, outbox));
-  const feed = createFeedRuntime(ctx);
+  const feed = createFeedRuntime(ctx, options.streamTiming);
   app.addHook('preClose', () => feed.close());
   await app.register(eventRoutes(ctx, feed));
   await app.register(async (admin) => {
