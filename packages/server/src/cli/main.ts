@@ -7,7 +7,6 @@ import { createAdmin } from '../auth/setup.js';
 import { AppError } from '../errors.js';
 import { drainLogger, openContext, startProcess, type Running } from '../runtime.js';
 import { pino } from 'pino';
-import { listen, ListenError, newListenSecret } from './listen.js';
 
 /** Errors go to stderr with exit status 1; a command's result alone goes to stdout. */
 function die(err: unknown): never {
@@ -135,6 +134,8 @@ program
       if (!/^https?:\/\//.test(value) || !URL.canParse(value)) die(new Error(`${name} must be an http(s) URL`));
     }
     if (opts.secret !== undefined && !/^whsec_\S{16,}$/.test(opts.secret)) die(new Error('--secret must look like whsec_…'));
+    // Loaded here: the other commands do not pay for the webhook modules it uses.
+    const { listen, ListenError, newListenSecret } = await import('./listen.js');
     const secret = opts.secret ?? newListenSecret();
     const stop = new AbortController();
     process.once('SIGINT', () => stop.abort());
