@@ -20,6 +20,8 @@ import { w4, w7 } from './lib/w4-deliver.mjs';
 import { w5 } from './lib/w5-graphile.mjs';
 import { w6 } from './lib/w6-latency.mjs';
 import { w8 } from './lib/w8-footprint.mjs';
+import { w9 } from './lib/w9-feed.mjs';
+import { w10 } from './lib/w10-stream.mjs';
 import { profileRun } from './lib/profile-run.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,16 +40,22 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     readme: { type: 'boolean' },
     profile: { type: 'boolean', default: false },
+    'feed-events': { type: 'string' },
+    'stream-clients': { type: 'string' },
+    'stream-seconds': { type: 'string' },
+    'stream-rate': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W8); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W10; W9 and W10 run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w4 LIST   W4 cells to run, e.g. sqlite:10,pg:1 (default: sqlite and pg, 1 and 10 targets)
+  --feed-events N     W9: events to catch up on (default 100000)
+  --stream-clients L  W10: client counts, e.g. 1,50,200 (default); --stream-rate N writes/s (200), --stream-seconds S (10)
   --logs      keep svc's stdout (info JSON logs) in the temporary directory, and keep that directory
   --readme    update bench/README.md (default: on for full runs, off for --quick and --only)`);
   process.exit(0);
@@ -67,6 +75,10 @@ const opts = {
   w7Jobs: 2400,
   w6Rate: args['w6-rate'] ? Number(args['w6-rate']) : null,
   coldStarts: 5,
+  feedEvents: Number(args['feed-events'] ?? 100_000),
+  streamClients: (args['stream-clients'] ?? '1,50,200').split(',').map(Number),
+  streamRate: Number(args['stream-rate'] ?? 200),
+  streamSeconds: Number(args['stream-seconds'] ?? 10),
   gwConcurrency: 16,
   profileJobs: 5000,
   // Every drain is bounded; a round that hits the limit reports deliveries so far over the time taken.
@@ -87,7 +99,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'svc-bench-'));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const cellsApi = makeCells();
-const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7'].includes(w)) ? await pgAvailable() : null;
+const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7', 'W9'].includes(w)) ? await pgAvailable() : null;
 const versions = readVersions();
 const ctx = {
   opts,
@@ -200,6 +212,8 @@ try {
   await step('W5', async () => needsPg('W5') && (await w5(ctx)));
   await step('W6', () => w6(ctx, receiver));
   await step('W7', async () => needsPg('W7') && (await w7(ctx, receiver)));
+  await step('W9', () => w9(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
+  await step('W10', () => w10(ctx));
 } finally {
   await receiver?.close().catch(() => {});
 }

@@ -6,6 +6,7 @@ const unitFmt = (x, unit) => {
   if (unit === '×') return `${x.toFixed(2)}×`;
   if (unit === 'ms') return `${x < 10 ? x.toFixed(1) : fmt(x)} ms`;
   if (unit === 'MB') return `${fmt(x)} MB`;
+  if (unit === 'µs') return `${x.toFixed(1)} µs`;
   return `${fmt(x)}${unit === 'req/s' ? ' req/s' : unit === '/s' ? '/s' : ''}`;
 };
 

@@ -70,7 +70,7 @@ export async function admin(url) {
         headers,
         body: { name, fields: [{ name: 'title', type: 'text', required: true }, { name: 'body', type: 'text', required: false }, { name: 'n', type: 'integer', required: false }] },
       }).then((r) => r.json),
-    token: () => call(url, 'POST', '/admin/v1/tokens', { headers, body: { name: 'bench', scopes: ['records:read', 'records:write'], collections: null } }).then((r) => r.json.token),
+    token: (scopes = ['records:read', 'records:write']) => call(url, 'POST', '/admin/v1/tokens', { headers, body: { name: 'bench', scopes, collections: null } }).then((r) => r.json.token),
     webhook: (hookUrl, i = 0) => call(url, 'POST', '/admin/v1/webhooks', { headers, body: { name: `bench-${i}`, url: hookUrl, topics: ['record.created'] } }).then((r) => r.json),
   };
 }

@@ -11,6 +11,7 @@ import { webhooksPage } from './pages/webhooks.js';
 import { webhookNewPage, webhookPage } from './pages/webhook.js';
 import { deliveriesPage } from './pages/deliveries.js';
 import { deliveryPage } from './pages/delivery.js';
+import { eventsPage } from './pages/events.js';
 import { currentHash, match, navigate, route, type PageContext } from './router.js';
 import { errorBanner } from './ui/feedback.js';
 import { endResume, markResume } from './ui/drafts.js';
@@ -28,12 +29,14 @@ route('/webhooks/new', 'webhooks', webhookNewPage);
 route('/webhooks/:id', 'webhooks', webhookPage);
 route('/deliveries', 'deliveries', deliveriesPage);
 route('/deliveries/:id', 'deliveries', deliveryPage);
+route('/events', 'events', eventsPage);
 
 const NAV = [
   { key: 'collections', label: 'Collections', hash: '#/collections' },
   { key: 'tokens', label: 'API tokens', hash: '#/tokens' },
   { key: 'webhooks', label: 'Webhooks', hash: '#/webhooks' },
   { key: 'deliveries', label: 'Deliveries', hash: '#/deliveries' },
+  { key: 'events', label: 'Events', hash: '#/events' },
   { key: 'schema', label: 'API schema', hash: '#/schema' },
 ];
 

@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import cookie from '@fastify/cookie';
 import { SerializerSelector, type SerializerFactory } from '@fastify/fast-json-stringify-compiler';
 import swagger from '@fastify/swagger';
@@ -28,6 +30,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
 import { adminEventRoutes, createFeedRuntime, eventRoutes } from './http/routes/events.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import type { StreamTiming } from './events/feed-fanout.js';
 import { redactUrl } from './lib/redact-url.js';
 import { createOutbox } from './webhooks/outbox.js';
 import type { JobHandoff } from './webhooks/queue/enqueue.js';
@@ -36,6 +39,8 @@ export interface AppOptions {
   registry?: Registry;
   /** This process's delivery worker, which takes the jobs of this process's writes (runtime.ts wires it). */
   handoff?: JobHandoff | null;
+  /** Tests shorten the event streams' ping and re-check intervals. */
+  streamTiming?: StreamTiming;
   /** Tests: collect responses that do not match their documented schema. */
   responseViolations?: string[];
 }
@@ -72,6 +77,27 @@ function lazySerializers(): SerializerFactory {
 function trustProxyOption(trust: Context['config']['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return typeof trust === 'boolean' ? trust : [...trust];
+}
+
+/**
+ * Node's close() waits for every connection that has not finished a request, including one that never sent any
+ * (a client's pool opened it, then dropped the request it was for): that would hold a shutdown until the headers
+ * timeout. Once the streams have ended, connections with no request in flight are closed.
+ */
+function dropQuietConnectionsOnClose(app: FastifyInstance): () => void {
+  const inFlight = new Map<Socket, number>();
+  app.server.on('connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    socket.once('close', () => inFlight.delete(socket));
+  });
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    response.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+  });
+  return () => {
+    for (const [socket, n] of inFlight) if (n === 0) socket.destroy();
+  };
 }
 
 /** Builds the HTTP app; never listens (tests use inject or listen themselves). */
@@ -180,8 +206,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(discoveryRoutes(ctx));
   const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null);
   await app.register(recordRoutes(ctx, outbox));
-  const feed = createFeedRuntime(ctx);
-  app.addHook('preClose', () => feed.close());
+  const feed = createFeedRuntime(ctx, options.streamTiming);
+  const dropQuiet = dropQuietConnectionsOnClose(app);
+  app.addHook('preClose', async () => {
+    await feed.close();
+    dropQuiet();
+  });
   await app.register(eventRoutes(ctx, feed));
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuthHook(ctx));

@@ -20,6 +20,7 @@ export const ERRORS = {
   uri_too_long: { status: 414, title: 'URI too long' },
   request_timeout: { status: 408, title: 'Request timeout' },
   destination_refused: { status: 422, title: 'Webhook destination refused' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
   cursor_expired: { status: 410, title: 'Cursor expired' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },

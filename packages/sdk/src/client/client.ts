@@ -1,5 +1,6 @@
 import createFetchClient from 'openapi-fetch';
 import type { components, paths } from './openapi.js';
+import { EventsClient } from './events.js';
 import { RecordsClient, unwrap, type ApiClient, type CallOptions, type RecordData } from './records.js';
 
 /** `GET /api/v1/capabilities`: API version, features, the limits in force and the webhook topics. */
@@ -26,6 +27,8 @@ export interface SvcClient {
   openapi(options?: CallOptions): Promise<OpenApiDocument>;
   /** The records of one collection; `T` is the shape of their `data` (svc validates it, this type only claims it). */
   records<T extends object = RecordData>(collection: string): RecordsClient<T>;
+  /** The event feed (needs a token with events:read): pages, a followed iterator (`list`), the live `stream`. */
+  readonly events: EventsClient;
   /**
    * The underlying openapi-fetch client, typed from svc's document, for anything the methods above do not cover.
    * It answers `{ data, error, response }` instead of throwing.
@@ -46,8 +49,21 @@ export function createClient(options: ClientOptions): SvcClient {
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
+  const fetchImpl = options.fetch ?? ((request: Request) => fetch(request));
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const openStream = (query: URLSearchParams, extra: Record<string, string>, signal: AbortSignal | undefined) => {
+    const search = query.toString();
+    return fetchImpl(
+      new Request(`${base}/api/v1/events/stream${search ? `?${search}` : ''}`, {
+        headers: { ...headers, accept: 'text/event-stream', ...extra },
+        signal,
+      }),
+    );
+  };
+
   return {
     api,
+    events: new EventsClient(api, openStream),
     capabilities: (call = {}) => unwrap(api.GET('/api/v1/capabilities', { signal: call.signal })),
     openapi: async (call = {}) =>
       (await unwrap(api.GET('/api/v1/openapi.json', { signal: call.signal }))) as OpenApiDocument,

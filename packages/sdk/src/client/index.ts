@@ -3,6 +3,18 @@
  * publishes (src/client/openapi.ts, generated); the receiver library is the separate entry point `svc-sdk/verify`.
  */
 export { createClient, type Capabilities, type ClientOptions, type OpenApiDocument, type SvcClient } from './client.js';
+export {
+  EventFeed,
+  EventStream,
+  EventsClient,
+  type EventFilter,
+  type EventListOptions,
+  type EventPage,
+  type EventPageOptions,
+  type EventStreamOptions,
+  type EventTopic,
+  type FeedEvent,
+} from './events.js';
 export { SvcApiError, type ErrorCode, type FieldError, type Problem } from './errors.js';
 export {
   RecordsClient,

@@ -92,6 +92,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event feed as Server-Sent Events, live, resuming from Last-Event-ID */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Where to start: a cursor, or `now` (the default). `Last-Event-ID` wins over it. */
+                    after?: string;
+                    /** @description Only these collections (repeatable). */
+                    collection?: string[];
+                    /** @description Only these topics (repeatable). */
+                    topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+                };
+                header?: {
+                    /** @description The id of the last event received: the stream resumes after it. */
+                    "last-event-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-Sent Events: `retry: 2000`, then per event `id: <cursor>`, `event: <topic>`, `data: <event JSON>`; `: ping` at least every 15 s; an error after the start is `event: error` with a problem in `data`, then the end. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "record.created": {
@@ -184,7 +293,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {unknown} */
-            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "cursor_expired" | "rate_limited" | "internal" | "unavailable";
+            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "not_acceptable" | "cursor_expired" | "rate_limited" | "internal" | "unavailable";
             requestId: string;
             errors?: {
                 path: string;

@@ -119,4 +119,45 @@ token
     await ctx.database.close();
   });
 
+program
+  .command('listen')
+  .description('follow the event stream and forward each event to a local URL, signed like a webhook delivery')
+  .requiredOption('--url <url>', "svc's base URL, e.g. http://127.0.0.1:8080")
+  .requiredOption('--token <token>', 'an API token with events:read')
+  .requiredOption('--forward-to <url>', 'where to POST each event (http or https)')
+  .option('--collection <name...>', 'only these collections')
+  .option('--topic <topic...>', 'only these topics')
+  .option('--after <cursor>', 'start after this feed cursor (default: the present)')
+  .option('--secret <whsec_…>', 'the signing secret (default: a new one each run, printed at start)')
+  .action(async (opts: { url: string; token: string; forwardTo: string; collection?: string[]; topic?: string[]; after?: string; secret?: string }) => {
+    for (const [name, value] of [['--url', opts.url], ['--forward-to', opts.forwardTo]] as const) {
+      if (!/^https?:\/\//.test(value) || !URL.canParse(value)) die(new Error(`${name} must be an http(s) URL`));
+    }
+    if (opts.secret !== undefined && !/^whsec_\S{16,}$/.test(opts.secret)) die(new Error('--secret must look like whsec_…'));
+    // Loaded here: the other commands do not pay for the webhook modules it uses.
+    const { listen, ListenError, newListenSecret } = await import('./listen.js');
+    const secret = opts.secret ?? newListenSecret();
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    process.once('SIGTERM', () => stop.abort());
+    process.stdout.write(`svc listen: forwarding to ${opts.forwardTo}\nsigning secret: ${secret}\n`);
+    try {
+      await listen({
+        url: opts.url,
+        token: opts.token,
+        forwardTo: opts.forwardTo,
+        collections: opts.collection ?? [],
+        topics: opts.topic ?? [],
+        after: opts.after ?? null,
+        secret,
+        print: (line) => process.stdout.write(`${line}\n`),
+        signal: stop.signal,
+      });
+    } catch (err) {
+      if (!(err instanceof ListenError) && stop.signal.aborted) return;
+      die(err);
+    }
+    process.stdout.write('svc listen: stopped\n');
+  });
+
 program.parseAsync(process.argv).catch(die);

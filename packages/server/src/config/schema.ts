@@ -46,6 +46,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Largest JSON answer of one list page, in bytes; a page always holds at least one item. */
   readonly listMaxBytes: number;
+  /** Event streams (SSE) one token, or one admin session, may hold open in one process. */
+  readonly streamsPerToken: number;
 }
 
 export class ConfigError extends Error {
@@ -241,5 +243,10 @@ export const SETTINGS: readonly Setting[] = [
     key: 'listMaxBytes', env: 'SVC_LIST_MAX_BYTES', defaultText: '4194304',
     doc: 'a list page stops before its JSON would exceed this many bytes (it always holds at least one item)',
     parse: integer(1024, 1024 * 1024 * 1024), fallback: () => 4_194_304,
+  }),
+  setting({
+    key: 'streamsPerToken', env: 'SVC_STREAMS_PER_TOKEN', defaultText: '10',
+    doc: 'event streams (GET /api/v1/events/stream) one token, or one admin session, may hold open in one process; beyond, rate_limited',
+    parse: integer(1, 100_000), fallback: () => 10,
   }),
 ];

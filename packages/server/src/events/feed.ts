@@ -6,23 +6,23 @@ import { decodeCursor, encodeCursor, listJson } from '../lib/cursor.js';
 import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 
 /** Before the first event: where a feed read without `after` starts. */
-const ORIGIN: FeedPosition = { tx: -1, position: -1 };
+export const ORIGIN: FeedPosition = { tx: -1, position: -1 };
 /** Long-polls look again this often even without a wake-up (a lost NOTIFY, another process's commit). */
-const RECHECK_MS = 1000;
+export const RECHECK_MS = 1000;
 
 export const encodeFeedCursor = (p: FeedPosition): string => encodeCursor(`${p.tx}.${p.position}`);
 
 /** `now` is the head; anything else a cursor this service issued (`invalid_query` otherwise). */
-export function decodeFeedCursor(raw: string | undefined): FeedPosition | 'now' | null {
+export function decodeFeedCursor(raw: string | undefined, parameter = 'after'): FeedPosition | 'now' | null {
   if (raw === 'now') return 'now';
-  const text = decodeCursor(raw, /^-?\d{1,19}\.-?\d{1,19}$/, 'after');
+  const text = decodeCursor(raw, /^-?\d{1,19}\.-?\d{1,19}$/, parameter);
   if (text === null) return null;
   const [tx, position] = text.split('.').map(Number) as [number, number];
   return { tx, position };
 }
 
 /** An event as the feed shows it, spliced around its stored payload text (the webhook envelope's payload, byte for byte). */
-const eventJson = (r: FeedRow): string =>
+export const eventJson = (r: FeedRow): string =>
   `{"id":${JSON.stringify(r.id)},"topic":${JSON.stringify(r.topic)},"collection":${JSON.stringify(r.collection)},"recordId":${JSON.stringify(r.record_id)},"occurredAt":"${iso(r.created_at)}","payload":${r.payload}}`;
 
 export interface FeedPageRequest {
@@ -70,7 +70,7 @@ function page(rows: readonly FeedRow[], head: FeedPosition | null, after: FeedPo
   return listJson(items, encodeFeedCursor({ tx: next.tx, position: next.position }));
 }
 
-const laterOf = (a: FeedPosition | null, b: FeedPosition): FeedPosition =>
+export const laterOf = (a: FeedPosition | null, b: FeedPosition): FeedPosition =>
   a !== null && (a.tx > b.tx || (a.tx === b.tx && a.position > b.position)) ? a : b;
 
 /**
@@ -80,16 +80,28 @@ const laterOf = (a: FeedPosition | null, b: FeedPosition): FeedPosition =>
 export class FeedWaker {
   private readonly waiting = new Set<() => void>();
   private subscription: Promise<(() => Promise<void>) | null> | null = null;
+  /** Counts wake-ups, so a reader that was busy reading when one came knows to read again at once. */
+  wakeups = 0;
 
   constructor(private readonly ctx: Context) {}
 
-  async wait(ms: number, signal: AbortSignal): Promise<void> {
-    this.subscription ??= this.ctx.database.events.subscribe(() => this.wakeAll()).catch((err: unknown) => {
-      this.ctx.logger.warn({ err }, 'feed wake-ups unavailable; long-polls look again every second');
-      this.subscription = null;
-      return null;
-    });
+  /** Subscribes to the events signal, once for all readers. */
+  async ready(): Promise<void> {
+    this.subscription ??= this.ctx.database.events
+      .subscribe(() => {
+        this.wakeups++;
+        this.wakeAll();
+      })
+      .catch((err: unknown) => {
+        this.ctx.logger.warn({ err }, 'feed wake-ups unavailable; long-polls look again every second');
+        this.subscription = null;
+        return null;
+      });
     await this.subscription;
+  }
+
+  async wait(ms: number, signal: AbortSignal): Promise<void> {
+    await this.ready();
     let done!: () => void;
     const woken = new Promise<void>((resolve) => (done = resolve));
     const timer = setTimeout(done, Math.max(0, ms));
@@ -123,7 +135,7 @@ export const PRUNED_THROUGH_KEY = 'feed_pruned_through';
  * A cursor before what is retained would silently skip the pruned events: it is 410 `cursor_expired` instead, and the
  * consumer re-reads current state and resumes with `after=now` (SPEC §7).
  */
-async function refuseExpired(ctx: Context, after: FeedPosition): Promise<void> {
+export async function refuseExpired(ctx: Context, after: FeedPosition): Promise<void> {
   const text = await getMeta(ctx.database.db, PRUNED_THROUGH_KEY);
   if (text === null) return;
   const [tx, position] = text.split('.').map(Number) as [number, number];

@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createAdmin } from '../../src/auth/setup.js';
 import type { Clock } from '../../src/lib/clock.js';
+import type { StreamTiming } from '../../src/events/feed-fanout.js';
 import type { Context } from '../../src/context.js';
 import type { Resolver } from '../../src/webhooks/destination-guard.js';
 import type { JobHandoff } from '../../src/webhooks/queue/enqueue.js';
@@ -41,12 +42,12 @@ export function cookieFrom(res: LightMyRequestResponse): string {
 export async function createTestApp(
   dialect: Dialect,
   env: Record<string, string> = {},
-  options: { clock?: Clock; resolver?: Resolver; database?: TestDatabase; handoff?: (ctx: Context) => JobHandoff } = {},
+  options: { clock?: Clock; resolver?: Resolver; database?: TestDatabase; handoff?: (ctx: Context) => JobHandoff; streamTiming?: StreamTiming } = {},
 ): Promise<TestApp> {
   const base = await createTestContext(dialect, env, options);
   const violations: string[] = [];
   // As the runtime does: the worker exists before the app, which hands it the jobs of its own writes.
-  const app = await buildApp(base.ctx, { responseViolations: violations, handoff: options.handoff?.(base.ctx) ?? null });
+  const app = await buildApp(base.ctx, { responseViolations: violations, handoff: options.handoff?.(base.ctx) ?? null, streamTiming: options.streamTiming });
   await createAdmin(base.ctx, ADMIN_EMAIL, ADMIN_PASSWORD);
   const login = async (email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<AdminSession> => {
     const res = await app.inject({ method: 'POST', url: '/admin/v1/session', payload: { email, password } });

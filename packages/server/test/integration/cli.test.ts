@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
 import { freePort } from '../helpers/server.js';
+import { openSse } from '../helpers/sse.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -79,11 +80,24 @@ describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
     expect(ready).toBe(true);
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/capabilities`, { headers: { 'x-request-id': 'cli-test-1' } });
     expect(res.status).toBe(200);
+    // An open event stream (the admin's, with the admin made above) ends cleanly and does not hold the shutdown.
+    const login = await fetch(`http://127.0.0.1:${port}/admin/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'cli@example.com', password: 'long enough password' }),
+    });
+    expect(login.status).toBe(200);
+    const stream = await openSse(`http://127.0.0.1:${port}/admin/v1/events/stream`, {
+      cookie: login.headers.get('set-cookie')!.split(';')[0]!,
+      'x-svc-csrf': ((await login.json()) as { csrfToken: string }).csrfToken,
+    });
+    expect(stream.status).toBe(200);
     const code = await new Promise<number | null>((resolve) => {
       child.on('close', (c) => resolve(c));
       child.kill('SIGTERM');
     });
     expect(code).toBe(0);
+    await stream.ended;
     const lines = out.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.find((l) => l.requestId === 'cli-test-1')).toMatchObject({ status: 200, url: '/api/v1/capabilities' });
     expect(lines.at(-1).msg).toBe('stopped');

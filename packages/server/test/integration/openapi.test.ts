@@ -22,6 +22,7 @@ describe('OpenAPI documents', () => {
       '/api/v1/collections/{collection}/records',
       '/api/v1/collections/{collection}/records/{id}',
       '/api/v1/events',
+      '/api/v1/events/stream',
       '/api/v1/openapi.json',
     ]);
     expect(doc.components.securitySchemes).toMatchObject({

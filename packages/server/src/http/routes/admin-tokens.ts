@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createApiToken } from '../../auth/api-tokens.js';
-import { deleteApiToken, listApiTokens } from '../../auth/api-tokens-store.js';
+import { deleteApiToken, listApiTokens, SCOPES } from '../../auth/api-tokens-store.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
@@ -26,7 +26,7 @@ export const adminTokenRoutes =
         body: Type.Object(
           {
             name: Type.String({ minLength: 1, maxLength: 200 }),
-            scopes: Type.Array(Scope, { minItems: 1, maxItems: 2 }),
+            scopes: Type.Array(Scope, { minItems: 1, maxItems: SCOPES.length }),
             collections: Type.Union([Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), { maxItems: 1000 }), Type.Null()]),
           },
           { additionalProperties: false },

@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -5,6 +6,9 @@ import { authenticateBearer } from '../../auth/api-tokens.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { decodeFeedCursor, feedCollections, feedPage, FeedWaker } from '../../events/feed.js';
+import { FeedFanout, STREAM_TIMING, type StreamTiming } from '../../events/feed-fanout.js';
+import { resolveSession } from '../../auth/sessions.js';
+import { SESSION_COOKIE } from '../auth.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
 import { refuseBearer } from '../auth.js';
 import { EventList, TopicSchema, errorResponses, ref } from '../schemas.js';
@@ -32,25 +36,95 @@ const eventsAuth = (ctx: Context) =>
     request.auth = { token: result.token };
   };
 
-/** What every feed route of this app shares: one waker (one LISTEN connection), and the signal of the app's close. */
+/**
+ * What every feed route of this app shares: one waker (one LISTEN connection), one fan-out for all streams, and the
+ * signal of the app's close.
+ */
 export interface FeedRuntime {
   waker: FeedWaker;
+  fanout: FeedFanout;
   closing: AbortSignal;
   close(): Promise<void>;
 }
 
-export function createFeedRuntime(ctx: Context): FeedRuntime {
+export function createFeedRuntime(ctx: Context, timing: StreamTiming = STREAM_TIMING): FeedRuntime {
   const waker = new FeedWaker(ctx);
   const closing = new AbortController();
+  const fanout = new FeedFanout(ctx, waker, closing.signal, timing);
   return {
     waker,
+    fanout,
     closing: closing.signal,
-    // A closing server answers its long-polls at once rather than holding the shutdown for up to 30 s.
+    // A closing server answers its long-polls at once and ends its streams rather than holding the shutdown.
     async close() {
       closing.abort();
+      fanout.close();
       await waker.close();
     },
   };
+}
+
+const StreamQuery = Type.Object(
+  {
+    after: Type.Optional(Type.String({ maxLength: 400, description: 'Where to start: a cursor, or `now` (the default). `Last-Event-ID` wins over it.' })),
+    collection: FeedQuery.properties.collection,
+    topic: FeedQuery.properties.topic,
+  },
+  { additionalProperties: false },
+);
+
+const streamSchema = (summary: string, security: Array<Record<string, string[]>>) => ({
+  tags: ['events'],
+  summary,
+  security,
+  querystring: StreamQuery,
+  headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 400, description: 'The id of the last event received: the stream resumes after it.' })) }),
+  produces: ['text/event-stream'],
+  response: {
+    200: {
+      description:
+        'Server-Sent Events: `retry: 2000`, then per event `id: <cursor>`, `event: <topic>`, `data: <event JSON>`; `: ping` at least every 15 s; an error after the start is `event: error` with a problem in `data`, then the end.',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+    ...errorResponses(400, 401, 403, 406, 429),
+  },
+});
+
+/** The stream answers nothing but SSE (SPEC §7); a client that did not ask for it gets 406. */
+function refuseUnlessEventStream(accept: string | undefined): void {
+  const ranges = (accept ?? '').split(',').map((r) => r.split(';')[0]!.trim().toLowerCase());
+  if (!ranges.includes('text/event-stream')) throw new AppError('not_acceptable', 'This route answers only Accept: text/event-stream.');
+}
+
+type StreamQueryValue = { after?: string; collection?: string[]; topic?: string[] };
+
+/** Last-Event-ID wins over `after`; neither: the present. */
+function streamStart(request: FastifyRequest, query: StreamQueryValue) {
+  const header = request.headers['last-event-id'];
+  const fromHeader = typeof header === 'string' && header !== '' ? decodeFeedCursor(header, 'Last-Event-ID') : null;
+  return fromHeader ?? decodeFeedCursor(query.after) ?? 'now';
+}
+
+async function answerStream(
+  feed: FeedRuntime,
+  request: FastifyRequest,
+  query: StreamQueryValue,
+  reply: FastifyReply,
+  opts: { collections: readonly string[] | null; owner: string; recheck: () => Promise<AppError | null> },
+): Promise<void> {
+  refuseUnlessEventStream(request.headers.accept);
+  const start = streamStart(request, query);
+  feed.fanout.admit(opts.owner);
+  reply.hijack();
+  await feed.fanout.open({
+    res: reply.raw,
+    headers: reply.getHeaders() as OutgoingHttpHeaders,
+    requestId: String(request.id),
+    filter: { collections: opts.collections, topics: query.topic ?? null },
+    start,
+    owner: opts.owner,
+    recheck: opts.recheck,
+  });
 }
 
 type FeedQueryValue = { after?: string; limit?: number; collection?: string[]; topic?: string[]; wait?: number };
@@ -88,6 +162,22 @@ export const eventRoutes =
       const json = await answerPage(ctx, feed, request.query, feedCollections(request.auth.token!.collections, request.query.collection));
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
+    app.get('/api/v1/events/stream', {
+      schema: streamSchema('The event feed as Server-Sent Events, live, resuming from Last-Event-ID', [{ bearerAuth: [] }]),
+    }, async (request, reply) => {
+      const token = request.auth.token!;
+      const authorization = request.headers.authorization;
+      await answerStream(feed, request, request.query, reply, {
+        collections: feedCollections(token.collections, request.query.collection),
+        owner: `token:${token.id}`,
+        // A revoked or deleted token, or one that lost events:read, ends its streams.
+        recheck: async () => {
+          const result = await authenticateBearer(ctx, authorization, '');
+          if (result.kind !== 'ok') return new AppError('unauthorized', 'The bearer token is no longer valid.');
+          return result.token.scopes.includes('events:read') ? null : new AppError('forbidden', 'This token lacks the events:read scope.');
+        },
+      });
+    });
   };
 
 /** The admin twin (SPEC §7): every collection, for an admin session; the admin UI reads it with fetch. */
@@ -100,5 +190,16 @@ export const adminEventRoutes =
     }, async (request, reply) => {
       const json = await answerPage(ctx, feed, request.query, feedCollections(null, request.query.collection));
       return reply.type('application/json; charset=utf-8').send(json as never);
+    });
+    app.get('/admin/v1/events/stream', {
+      schema: streamSchema('The event feed as Server-Sent Events, every collection', [{ adminSession: [], csrfToken: [] }]),
+    }, async (request, reply) => {
+      const cookie = request.cookies[SESSION_COOKIE] ?? '';
+      await answerStream(feed, request, request.query, reply, {
+        collections: feedCollections(null, request.query.collection),
+        owner: `session:${request.auth.session!.idHash}`,
+        // Logging out (or the session expiring) ends the admin's streams.
+        recheck: async () => ((await resolveSession(ctx, cookie)) ? null : new AppError('unauthorized', 'The admin session has ended.')),
+      });
     });
   };

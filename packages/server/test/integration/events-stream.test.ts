@@ -1,0 +1,225 @@
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { DIALECTS } from '../helpers/db.js';
+import { openSse, type SseClient } from '../helpers/sse.js';
+import { waitFor } from '../helpers/wait.js';
+
+const FAST = { pingMs: 100, recheckMs: 100, maxBufferedBytes: 1024 * 1024 };
+
+describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
+  let t: TestApp;
+  let base: string;
+  let writer: Record<string, string>;
+  const clients: SseClient[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await t?.close();
+  });
+
+  const start = async (env: Record<string, string> = {}) => {
+    t = await createTestApp(dialect, env, { streamTiming: FAST });
+    await t.collection('issues', [{ name: 'title', type: 'text' }]);
+    await t.collection('notes', [{ name: 'title', type: 'text' }]);
+    writer = { authorization: `Bearer ${await t.token(['records:read', 'records:write'])}` };
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  };
+  const write = async (collection: string, title: string): Promise<string> => {
+    const res = await t.app.inject({ method: 'POST', url: `/api/v1/collections/${collection}/records`, headers: writer, payload: { data: { title } } });
+    expect(res.statusCode).toBe(201);
+    return res.json().id;
+  };
+  const stream = async (token: string, query = '', headers: Record<string, string> = {}) => {
+    const c = await openSse(`${base}/api/v1/events/stream${query}`, { authorization: `Bearer ${token}`, ...headers });
+    clients.push(c);
+    return c;
+  };
+  const reader = () => t.token(['events:read']);
+  const ids = (c: SseClient) => c.events().map((f) => JSON.parse(f.data!).recordId);
+
+  it('starts with retry, then sends each event live as id/event/data; pings; filters; needs Accept and events:read', async () => {
+    await start();
+    const token = await reader();
+    const before = await write('issues', 'before');
+    const all = await stream(token);
+    expect(all.status).toBe(200);
+    expect(all.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(all.headers.get('x-request-id')).toBeTruthy();
+    const notes = await stream(token, '?collection=notes');
+    const updates = await stream(token, '?topic=record.updated');
+    const a = await write('issues', 'a');
+    const n = await write('notes', 'n');
+    await t.app.inject({ method: 'PATCH', url: `/api/v1/collections/issues/records/${a}`, headers: writer, payload: { data: { title: 'a2' } } });
+    await waitFor(() => all.events().length === 3, 'three events');
+    await waitFor(() => notes.events().length === 1 && updates.events().length === 1, 'filtered events');
+    expect(all.frames[0]).toEqual({ retry: '2000' });
+    expect(ids(all)).toEqual([a, n, a]);
+    expect(ids(all)).not.toContain(before);
+    const [first] = all.events();
+    expect(first!.event).toBe('record.created');
+    const event = JSON.parse(first!.data!);
+    expect(Object.keys(event)).toEqual(['id', 'topic', 'collection', 'recordId', 'occurredAt', 'payload']);
+    // Its id is a feed cursor: the pull feed from it starts right after this event.
+    const page = (await t.app.inject({ method: 'GET', url: `/api/v1/events?after=${first!.id}`, headers: { authorization: `Bearer ${token}` } })).json();
+    expect(page.items.map((e: any) => e.recordId)).toEqual([n, a]);
+    expect(ids(notes)).toEqual([n]);
+    expect(updates.events().map((f) => f.event)).toEqual(['record.updated']);
+    await waitFor(() => all.frames.some((f) => f.comment === 'ping'), 'a ping');
+
+    const plain = await stream(token, '', { accept: 'application/json' });
+    expect(plain.status).toBe(406);
+    expect(JSON.parse(plain.body).code).toBe('not_acceptable');
+    expect((await stream(await t.token(['records:read']))).status).toBe(403);
+    const limited = await t.token(['events:read'], ['notes']);
+    expect((await stream(limited, '?collection=issues')).status).toBe(403);
+    const noToken = await openSse(`${base}/api/v1/events/stream`, {});
+    expect(noToken.status).toBe(401);
+    // The token goes in a header only; an after= that svc did not issue is invalid_query.
+    const forged = await stream(token, '?after=forged');
+    expect(forged.status).toBe(400);
+  });
+
+  it('replays what was missed from Last-Event-ID (which wins over after), then goes on live', async () => {
+    await start();
+    const token = await reader();
+    const written = [];
+    for (let i = 0; i < 3; i++) written.push(await write('issues', `t${i}`));
+    const feed = (await t.app.inject({ method: 'GET', url: '/api/v1/events?limit=1', headers: { authorization: `Bearer ${token}` } })).json();
+    const c = await stream(token, '?after=now', { 'last-event-id': feed.nextCursor });
+    await waitFor(() => c.events().length === 2, 'the two missed events');
+    const live = await write('issues', 'live');
+    await waitFor(() => c.events().length === 3, 'the live event');
+    expect(ids(c)).toEqual([written[1], written[2], live]);
+    const fromAfter = await stream(token, `?after=${feed.nextCursor}`);
+    await waitFor(() => fromAfter.events().length === 3, 'replay from after=');
+    expect(ids(fromAfter)).toEqual([written[1], written[2], live]);
+    const bad = await stream(token, '', { 'last-event-id': 'nope' });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).errors[0].path).toBe('Last-Event-ID');
+  });
+
+  it('many clients, joining live and from the past while writes go on, each get every event exactly once', async () => {
+    await start();
+    const token = await reader();
+    const writes: Promise<string>[] = [];
+    const clientsLive: SseClient[] = [];
+    const origin = (await t.app.inject({ method: 'GET', url: '/api/v1/events?after=now', headers: { authorization: `Bearer ${token}` } })).json().nextCursor;
+    for (let i = 0; i < 8; i++) clientsLive.push(await stream(token));
+    const writing = (async () => {
+      for (let i = 0; i < 60; i++) writes.push(Promise.resolve(await write(i % 2 ? 'issues' : 'notes', `w${i}`)));
+    })();
+    // Catching up from the start while the live reader runs: the hand-over must lose and repeat nothing.
+    const late: SseClient[] = [];
+    for (let i = 0; i < 6; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      late.push(await openSse(`${base}/api/v1/events/stream`, { authorization: `Bearer ${await reader()}`, 'last-event-id': origin }));
+    }
+    clients.push(...late);
+    await writing;
+    const all = await Promise.all(writes);
+    for (const c of late) {
+      await waitFor(() => c.events().length >= all.length, 'every event for a late client');
+      expect(ids(c)).toEqual(all);
+    }
+    for (const c of clientsLive) {
+      await waitFor(() => c.events().length >= all.length, 'every event for a live client');
+      expect(ids(c)).toEqual(all);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    for (const c of [...late, ...clientsLive]) expect(c.events().length).toBe(all.length);
+  });
+
+  it('at most SVC_STREAMS_PER_TOKEN streams per token: rate_limited beyond, and a closed one frees its place', async () => {
+    await start({ SVC_STREAMS_PER_TOKEN: '2' });
+    const token = await reader();
+    const one = await stream(token);
+    await stream(token);
+    const third = await stream(token);
+    expect(third.status).toBe(429);
+    expect(JSON.parse(third.body).code).toBe('rate_limited');
+    expect((await stream(await reader())).status).toBe(200);
+    one.close();
+    await waitFor(async () => {
+      const again = await stream(token);
+      return again.status === 200;
+    }, 'a free place');
+  });
+
+  it('an expired position, or a revoked token, ends the stream with event: error', async () => {
+    await start();
+    const token = await reader();
+    await write('issues', 'a');
+    const old = (await t.app.inject({ method: 'GET', url: '/api/v1/events', headers: { authorization: `Bearer ${token}` } })).json().nextCursor;
+    await write('issues', 'b');
+    const head = (await t.app.inject({ method: 'GET', url: '/api/v1/events', headers: { authorization: `Bearer ${token}` } })).json().nextCursor;
+    const [tx, position] = JSON.parse(Buffer.from(head, 'base64url').toString()).after.split('.');
+    await t.ctx.database.db.insertInto('svc_meta').values({ key: 'feed_pruned_through', value: `${tx}.${position}` }).execute();
+    const expired = await stream(token, '', { 'last-event-id': old });
+    expect(expired.status).toBe(200);
+    await expired.ended;
+    const error = expired.events().at(-1)!;
+    expect(error.event).toBe('error');
+    expect(JSON.parse(error.data!)).toMatchObject({ code: 'cursor_expired', status: 410 });
+
+    const created = (await t.app.inject({ method: 'POST', url: '/admin/v1/tokens', headers: t.admin.headers, payload: { name: 'r', scopes: ['events:read'], collections: null } })).json();
+    const revoked = await stream(created.token);
+    expect(revoked.status).toBe(200);
+    expect((await t.app.inject({ method: 'DELETE', url: `/admin/v1/tokens/${created.id}`, headers: t.admin.headers })).statusCode).toBe(204);
+    await revoked.ended;
+    expect(revoked.events().at(-1)).toMatchObject({ event: 'error' });
+    expect(JSON.parse(revoked.events().at(-1)!.data!).code).toBe('unauthorized');
+  });
+
+  it('a client that stops reading is cut off once 1 MiB waits for it', async () => {
+    await start();
+    const token = await reader();
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    let received = 0;
+    let reading = false;
+    socket.on('data', (chunk) => {
+      received += chunk.length;
+      // Read the headers, then stop reading: the kernel's buffers fill, then svc's.
+      if (!reading) socket.pause();
+    });
+    const closed = new Promise((r) => socket.once('close', r));
+    socket.write(`GET /api/v1/events/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    await waitFor(() => received > 0, 'the stream to start');
+    let isClosed = false;
+    void closed.then(() => (isClosed = true));
+    // The kernel buffers tens of MB on loopback before svc's own buffer grows: large events, until svc hangs up.
+    const big = 'x'.repeat(900_000);
+    const connections = () => new Promise<number>((r) => t.app.server.getConnections((_e, n) => r(n)));
+    let events = 0;
+    while ((await connections()) > 0 && events < 200) {
+      await write('issues', big);
+      events++;
+    }
+    expect(await connections()).toBe(0);
+    reading = true;
+    socket.resume();
+    await waitFor(() => isClosed, 'the slow client to see the end');
+    expect(received).toBeLessThan(events * big.length);
+    // The others are not affected.
+    const c = await stream(token);
+    const id = await write('issues', 'after');
+    await waitFor(() => c.events().length === 1, 'a healthy client');
+    expect(ids(c)).toEqual([id]);
+  });
+
+  it('outlives SVC_REQUEST_TIMEOUT_MS; the admin twin needs the CSRF header and sees every collection; close ends streams', async () => {
+    await start({ SVC_REQUEST_TIMEOUT_MS: '200' });
+    const admin = await openSse(`${base}/admin/v1/events/stream`, t.admin.headers);
+    clients.push(admin);
+    expect(admin.status).toBe(200);
+    const noCsrf = await openSse(`${base}/admin/v1/events/stream`, { cookie: t.admin.cookie });
+    expect(noCsrf.status).toBe(403);
+    await new Promise((r) => setTimeout(r, 1000));
+    const a = await write('issues', 'a');
+    const n = await write('notes', 'n');
+    await waitFor(() => admin.events().length === 2, 'both events');
+    expect(ids(admin)).toEqual([a, n]);
+    await t.app.close();
+    await admin.ended;
+  });
+});
