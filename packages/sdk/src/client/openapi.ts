@@ -100,99 +100,7 @@ export interface paths {
             cookie?: never;
         };
         /** The event feed as Server-Sent Events, live, resuming from Last-Event-ID */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Where to start: a cursor, or `now` (the default). `Last-Event-ID` wins over it. */
-                    after?: string;
-                    /** @description Only these collections (repeatable). */
-                    collection?: string[];
-                    /** @description Only these topics (repeatable). */
-                    topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
-                };
-                header?: {
-                    /** @description The id of the last event received: the stream resumes after it. */
-                    "last-event-id"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Server-Sent Events: `retry: 2000`, then per event `id: <cursor>`, `event: <topic>`, `data: <event JSON>`; `: ping` at least every 15 s; an error after the start is `event: error` with a problem in `data`, then the end. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description Problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1035,6 +943,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Where to start: a cursor, or `now` (the default). `Last-Event-ID` wins over it. */
+                after?: string;
+                /** @description Only these collections (repeatable). */
+                collection?: string[];
+                /** @description Only these topics (repeatable). */
+                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+            };
+            header?: {
+                /** @description The id of the last event received: the stream resumes after it. */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: `retry: 2000`, then per event `id: <cursor>`, `event: <topic>`, `data: <event JSON>`; `: ping` at least every 15 s; an error after the start is `event: error` with a problem in `data`, then the end. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Problem details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Problem"];
                 };
             };
         };

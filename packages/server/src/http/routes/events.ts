@@ -73,7 +73,8 @@ const StreamQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const streamSchema = (summary: string, security: Array<Record<string, string[]>>) => ({
+const streamSchema = (operationId: string, summary: string, security: Array<Record<string, string[]>>) => ({
+  operationId,
   tags: ['events'],
   summary,
   security,
@@ -163,7 +164,7 @@ export const eventRoutes =
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/api/v1/events/stream', {
-      schema: streamSchema('The event feed as Server-Sent Events, live, resuming from Last-Event-ID', [{ bearerAuth: [] }]),
+      schema: streamSchema('streamEvents', 'The event feed as Server-Sent Events, live, resuming from Last-Event-ID', [{ bearerAuth: [] }]),
     }, async (request, reply) => {
       const token = request.auth.token!;
       const authorization = request.headers.authorization;
@@ -192,7 +193,7 @@ export const adminEventRoutes =
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/admin/v1/events/stream', {
-      schema: streamSchema('The event feed as Server-Sent Events, every collection', [{ adminSession: [], csrfToken: [] }]),
+      schema: streamSchema('streamAdminEvents', 'The event feed as Server-Sent Events, every collection', [{ adminSession: [], csrfToken: [] }]),
     }, async (request, reply) => {
       const cookie = request.cookies[SESSION_COOKIE] ?? '';
       await answerStream(feed, request, request.query, reply, {
