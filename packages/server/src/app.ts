@@ -26,6 +26,7 @@ import { adminWebhookRoutes } from './http/routes/admin-webhooks.js';
 import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
+import { batchRoutes } from './http/routes/batch.js';
 import { adminEventRoutes, createFeedRuntime, eventRoutes } from './http/routes/events.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { redactUrl } from './lib/redact-url.js';
@@ -175,6 +176,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(discoveryRoutes(ctx));
   const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null);
   await app.register(recordRoutes(ctx, outbox));
+  await app.register(batchRoutes(ctx, outbox));
   const feed = createFeedRuntime(ctx);
   app.addHook('preClose', () => feed.close());
   await app.register(eventRoutes(ctx, feed));

@@ -1,6 +1,7 @@
 import createFetchClient from 'openapi-fetch';
 import type { components, paths } from './openapi.js';
-import { RecordsClient, unwrap, type ApiClient, type CallOptions, type RecordData } from './records.js';
+import { runBatch, type BatchOperation, type BatchResult } from './batch.js';
+import { RecordsClient, unwrap, type ApiClient, type CallOptions, type CreateOptions, type RecordData } from './records.js';
 
 /** `GET /api/v1/capabilities`: API version, features, the limits in force and the webhook topics. */
 export type Capabilities = components['schemas']['Capabilities'];
@@ -26,6 +27,11 @@ export interface SvcClient {
   openapi(options?: CallOptions): Promise<OpenApiDocument>;
   /** The records of one collection; `T` is the shape of their `data` (svc validates it, this type only claims it). */
   records<T extends object = RecordData>(collection: string): RecordsClient<T>;
+  /**
+   * `POST /api/v1/batch`: the operations in one transaction (all or none), results in their order;
+   * `idempotencyKey` makes a retried batch return the first answer.
+   */
+  batch(operations: readonly BatchOperation[], options?: CreateOptions): Promise<BatchResult[]>;
   /**
    * The underlying openapi-fetch client, typed from svc's document, for anything the methods above do not cover.
    * It answers `{ data, error, response }` instead of throwing.
@@ -57,5 +63,6 @@ export function createClient(options: ClientOptions): SvcClient {
       }
       return new RecordsClient<T>(api, collection);
     },
+    batch: (operations, call = {}) => runBatch(api, operations, call),
   };
 }

@@ -3,6 +3,7 @@
  * publishes (src/client/openapi.ts, generated); the receiver library is the separate entry point `svc-sdk/verify`.
  */
 export { createClient, type Capabilities, type ClientOptions, type OpenApiDocument, type SvcClient } from './client.js';
+export { type BatchOperation, type BatchResult } from './batch.js';
 export { SvcApiError, type ErrorCode, type FieldError, type Problem } from './errors.js';
 export {
   RecordsClient,

@@ -46,6 +46,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Largest JSON answer of one list page, in bytes; a page always holds at least one item. */
   readonly listMaxBytes: number;
+  /** Most operations in one `POST /api/v1/batch` (one transaction). */
+  readonly batchMaxOperations: number;
 }
 
 export class ConfigError extends Error {
@@ -241,5 +243,9 @@ export const SETTINGS: readonly Setting[] = [
     key: 'listMaxBytes', env: 'SVC_LIST_MAX_BYTES', defaultText: '4194304',
     doc: 'a list page stops before its JSON would exceed this many bytes (it always holds at least one item)',
     parse: integer(1024, 1024 * 1024 * 1024), fallback: () => 4_194_304,
+  }),
+  setting({
+    key: 'batchMaxOperations', env: 'SVC_BATCH_MAX_OPERATIONS', defaultText: '100',
+    doc: 'most operations in one `POST /api/v1/batch` (all of them one transaction)', parse: integer(1, 10_000), fallback: () => 100,
   }),
 ];

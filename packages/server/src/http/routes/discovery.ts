@@ -23,6 +23,7 @@ export const FEATURES = [
   'webhooks.destination-guard',
   'openapi-3.1',
   'events.feed',
+  'records.batch',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */
@@ -48,6 +49,7 @@ export function capabilities(ctx: Context) {
       listMaxBytes: c.listMaxBytes,
       eventsListMaxLimit: EVENTS_MAX_LIMIT,
       eventsWaitMaxSeconds: EVENTS_MAX_WAIT_SECONDS,
+      batchMaxOperations: c.batchMaxOperations,
     },
     topics: [...TOPICS],
   };
