@@ -921,6 +921,14 @@ export interface components {
             url: string;
             topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
             enabled: boolean;
+            /** @description Only record events of these collections; null: all. */
+            collections: string[] | null;
+            /** @description Only record events whose record (or previous state) matches this expression. */
+            filter: string | null;
+            /** @description record.updated only when one of these fields changed; null: any. */
+            changedFields: string[] | null;
+            /** @description `record`: one record's deliveries to this target one at a time, oldest version first. */
+            ordering: "none" | "record";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -932,6 +940,14 @@ export interface components {
             url: string;
             topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
             enabled: boolean;
+            /** @description Only record events of these collections; null: all. */
+            collections: string[] | null;
+            /** @description Only record events whose record (or previous state) matches this expression. */
+            filter: string | null;
+            /** @description record.updated only when one of these fields changed; null: any. */
+            changedFields: string[] | null;
+            /** @description `record`: one record's deliveries to this target one at a time, oldest version first. */
+            ordering: "none" | "record";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

@@ -24,6 +24,8 @@ export const FEATURES = [
   'openapi-3.1',
   'events.feed',
   'records.batch',
+  'webhooks.subscriptions',
+  'webhooks.ordering',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */

@@ -95,6 +95,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
         job: { id: a.id, webhookId: 'wh_a', lease: 'lease_H', leaseExpiresAt: NOW + 30_000, attemptCount: 0, roundStart: 0, body: bodyOf(a.id, out.eventId) },
         target: {
           id: 'wh_a', name: 'wh_a', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: true, secretSealed: 'sealed-secret',
+          collections: null, filter: null, changedFields: null, ordering: 'none',
           previousSecretSealed: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
         },
       },
@@ -117,5 +118,21 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     ).rejects.toThrow('the record write failed');
     expect(await events()).toEqual([]);
     expect(await snapshot(db)).toEqual({ jobs: [], attempts: [] });
+  });
+  it('[*] → held for an ordered target while the record has an unfinished job, never handed over; other records and targets as before', async () => {
+    const { db, caps } = t.ctx.database;
+    await db.updateTable('webhooks').set({ ordering: 'record' }).where('id', '=', 'wh_a').execute();
+    const handoff: JobHandoff = { leaseFor: () => ({ lease: 'lease_H', expiresAt: NOW + 30_000 }), adopt: () => {} };
+    const first = await db.transaction().execute((trx) => enqueue(trx, caps, EVENT, { now: NOW, handoff }));
+    expect(first.handedOver.map((h) => h.job.webhookId).sort()).toEqual(['wh_a', 'wh_b']);
+    const second = await db.transaction().execute((trx) => enqueue(trx, caps, EVENT, { now: NOW, handoff }));
+    const other = await db.transaction().execute((trx) => enqueue(trx, caps, { ...EVENT, recordId: 'rec_8' }, { now: NOW, handoff }));
+    expect(second.handedOver.map((h) => h.job.webhookId)).toEqual(['wh_b']);
+    expect(second.pending).toBe(0);
+    expect(other.handedOver.map((h) => h.job.webhookId).sort()).toEqual(['wh_a', 'wh_b']);
+    const jobs = await allJobs(db);
+    const stateOf = (id: string) => jobs.find((j) => j.id === id)!.state;
+    expect(second.jobIds.map(stateOf).sort()).toEqual(['delivering', 'held']);
+    expect(jobs.filter((j) => j.state === 'held').map((j) => [j.webhook_id, j.record_id, j.lease_id])).toEqual([['wh_a', 'rec_9', null]]);
   });
 });
