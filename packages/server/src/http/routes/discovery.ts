@@ -24,7 +24,6 @@ export const FEATURES = [
   'openapi-3.1',
   'events.feed',
   'records.batch',
-  'webhooks.subscriptions',
   'webhooks.ordering',
 ] as const;
 
