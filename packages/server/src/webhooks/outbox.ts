@@ -4,6 +4,7 @@ import type { Database } from '../db/connect.js';
 import type { Tables } from '../db/tables.js';
 import type { EventInput } from './envelope.js';
 import { enqueue, type Enqueued, type JobHandoff } from './queue/enqueue.js';
+import { subscribedTargets, type TargetRow } from './targets-store.js';
 
 /**
  * The write path's way into the delivery engine: a write enqueues its event inside its own transaction, and tells
@@ -20,8 +21,18 @@ export interface Outbox {
 }
 
 export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null): Outbox {
+  // The targets read once per transaction and topic: a batch (or a group commit) of many writes asks once, not per
+  // write. Nothing that changes targets runs inside a record write's transaction.
+  const read = new WeakMap<Kysely<Tables>, Map<string, Promise<TargetRow[]>>>();
+  const subscribedIn = (trx: Kysely<Tables>) => (topic: EventInput['topic']) => {
+    let byTopic = read.get(trx);
+    if (!byTopic) read.set(trx, (byTopic = new Map()));
+    let targets = byTopic.get(topic);
+    if (!targets) byTopic.set(topic, (targets = subscribedTargets(trx, topic)));
+    return targets;
+  };
   return {
-    enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, database.caps, event, { now, handoff, onlyTargetId }),
+    enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx) }),
     async committed(given) {
       const all = (Array.isArray(given) ? given : [given]).filter((e): e is Enqueued => e !== null);
       if (all.length === 0) return;

@@ -90,10 +90,11 @@ export async function enqueue(
   trx: Kysely<Tables>,
   caps: DialectCapabilities,
   event: EventInput,
-  opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string },
+  opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string; subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]> },
 ): Promise<Enqueued> {
   const { now, handoff, onlyTargetId } = opts;
-  const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribedTargets(trx, event.topic)).filter((t) => wantsEvent(t, event));
+  const subscribed = opts.subscribed ?? ((topic: EventInput['topic']) => subscribedTargets(trx, topic));
+  const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribed(event.topic)).filter((t) => wantsEvent(t, event));
   const eventId = newId('evt', now);
   // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
   const inFeed = event.topic !== 'webhook.test';
