@@ -11,16 +11,17 @@ import type { Tables } from '../../db/tables.js';
 export async function promoteHeld(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; after?: readonly string[] }): Promise<number> {
   const { now, after } = opts;
   if (after !== undefined && after.length === 0) return 0;
-  const finished =
+  // With a list, driven by the finished jobs (one probe of delivery_jobs_held each), so its cost follows the batch,
+  // not how many jobs are held; the sweep walks every held job.
+  const heads =
     after === undefined
-      ? sql`true`
-      : caps.dataModifyingWith
-        ? sql`exists (select 1 from delivery_jobs f where f.id = any(${after}::text[]) and f.webhook_id = h.webhook_id and f.record_id = h.record_id)`
-        : sql`exists (select 1 from delivery_jobs f where f.id in (select value from json_each(${JSON.stringify(after)})) and f.webhook_id = h.webhook_id and f.record_id = h.record_id)`;
+      ? sql`select min(h.id) from delivery_jobs h where h.state = 'held' group by h.webhook_id, h.record_id`
+      : sql`select (select min(h.id) from delivery_jobs h where h.state = 'held' and h.webhook_id = f.webhook_id and h.record_id = f.record_id)
+              from delivery_jobs f where f.id in (${caps.dataModifyingWith ? sql`select unnest(${after}::text[])` : sql`select value from json_each(${JSON.stringify(after)})`})`;
   const res = await sql`
     update delivery_jobs set state = 'pending', next_attempt_at = ${now}, updated_at = ${now}
      where state = 'held'
-       and id in (select min(h.id) from delivery_jobs h where h.state = 'held' and ${finished} group by h.webhook_id, h.record_id)
+       and id in (${heads})
        and not exists (select 1 from delivery_jobs o
                         where o.webhook_id = delivery_jobs.webhook_id and o.record_id = delivery_jobs.record_id
                           and o.state in ('pending', 'delivering'))`.execute(db);
