@@ -60,6 +60,8 @@ function checkSubscription(sub: Pick<Subscription, 'collections' | 'filter'>): v
       errors: [{ path: '/filter', message: 'requires collections to be set' }],
     });
   }
+  // integrator: check the filter against each collection's fields (records/query), validation_failed at /filter
+  // with the position in the message (SPEC §9).
 }
 
 const unique = <T>(list: readonly T[] | null | undefined): T[] | null | undefined => (list ? [...new Set(list)] : list);
