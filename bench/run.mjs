@@ -22,6 +22,8 @@ import { w6 } from './lib/w6-latency.mjs';
 import { w8 } from './lib/w8-footprint.mjs';
 import { w9 } from './lib/w9-feed.mjs';
 import { w10 } from './lib/w10-stream.mjs';
+import { w12 } from './lib/w12-batch.mjs';
+import { w4Ordered } from './lib/w4-ordered.mjs';
 import { profileRun } from './lib/profile-run.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -50,7 +52,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W10; W9 and W10 run only when named); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W12, W4O; W9, W10 and W11 run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w4 LIST   W4 cells to run, e.g. sqlite:10,pg:1 (default: sqlite and pg, 1 and 10 targets)
@@ -84,7 +86,7 @@ const opts = {
   // Every drain is bounded; a round that hits the limit reports deliveries so far over the time taken.
   drainTimeoutMs: quick ? 20_000 : 25_000,
 };
-const all = quick ? ['W1', 'W2', 'W4'] : ['W1', 'W8', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7'];
+const all = quick ? ['W1', 'W2', 'W4'] : ['W1', 'W8', 'W2', 'W3', 'W4', 'W4O', 'W5', 'W6', 'W7', 'W12'];
 const selected = args.only ? args.only.toUpperCase().split(',').map((s) => s.trim()) : all;
 const writeReadme = args.readme ?? (!quick && !args.only);
 
@@ -200,7 +202,7 @@ if (args.profile) {
 }
 try {
   ctx.tls = await makeTls(tmp);
-  if (selected.some((w) => ['W4', 'W6', 'W7'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
+  if (selected.some((w) => ['W4', 'W4O', 'W6', 'W7'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
   await step('W1', () => w1(ctx));
   await step('W8', () => w8(ctx));
   await step('W2', () => createWorkload(ctx, 'sqlite'));
@@ -209,11 +211,13 @@ try {
     if (!pgInfo) opts.w4Databases = opts.w4Databases.filter((d) => d !== 'pg');
     await w4(ctx, receiver);
   });
+  await step('W4O', () => w4Ordered(ctx, receiver));
   await step('W5', async () => needsPg('W5') && (await w5(ctx)));
   await step('W6', () => w6(ctx, receiver));
   await step('W7', async () => needsPg('W7') && (await w7(ctx, receiver)));
   await step('W9', () => w9(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
   await step('W10', () => w10(ctx));
+  await step('W12', () => w12(ctx));
 } finally {
   await receiver?.close().catch(() => {});
 }

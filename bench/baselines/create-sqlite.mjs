@@ -30,7 +30,7 @@ const insJob = db.prepare(`insert into delivery_jobs (id, webhook_id, event_id, 
   round_start, next_attempt_at, lease_id, lease_expires_at, last_error_code, last_error_message, created_at, updated_at)
   values (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, null, null, null, null, ?, ?)`);
 
-const create = db.transaction((collection, data) => {
+function createRow(collection, data) {
   const now = Date.now();
   const targets = targetsQ.all().filter((t) => JSON.parse(t.topics).includes('record.created'));
   const record = { id: newId('rec', now), collection, version: 1, createdAt: iso(now), updatedAt: iso(now), data };
@@ -41,11 +41,31 @@ const create = db.transaction((collection, data) => {
   insEvent.run(eventId, 'record.created', collection, record.id, payload, now);
   for (const t of targets) insJob.run(newId('del', now), t.id, eventId, 'record.created', collection, record.id, now, now, now);
   return record;
-});
+}
+const create = db.transaction(createRow);
+
+// W12's baseline: the same creates, all of one request's in one transaction.
+const createMany = db.transaction((ops) => ops.map((op) => createRow(op.collection, op.data)));
+
+async function batch(req, res) {
+  let ops;
+  try {
+    ops = JSON.parse(await readBody(req)).operations;
+  } catch {
+    return send(res, 400, '{"code":"invalid_json"}');
+  }
+  if (!Array.isArray(ops) || ops.some((op) => op.method !== 'POST' || typeof op.data?.title !== 'string')) return send(res, 422, '{"code":"validation_failed"}');
+  const records = createMany(ops);
+  send(res, 200, JSON.stringify({ results: records.map((record) => ({ status: 201, record })) }));
+}
 
 const ROUTE = /^\/api\/v1\/collections\/([a-z][a-z0-9_]{0,62})\/records$/;
 const server = http.createServer(async (req, res) => {
   if (req.url === '/readyz') return send(res, 200, '{"status":"ok"}');
+  if (req.url === '/api/v1/batch' && req.method === 'POST') {
+    if (!(bearer(req.headers.authorization) && tokenQ.get(sha256Hex(bearer(req.headers.authorization))))) return send(res, 401, '{"code":"unauthorized"}');
+    return batch(req, res);
+  }
   const m = ROUTE.exec(req.url);
   if (!m || req.method !== 'POST') return send(res, 404, '{"code":"not_found"}');
   const presented = bearer(req.headers.authorization);

@@ -71,7 +71,7 @@ export async function admin(url) {
         body: { name, fields: [{ name: 'title', type: 'text', required: true }, { name: 'body', type: 'text', required: false }, { name: 'n', type: 'integer', required: false }] },
       }).then((r) => r.json),
     token: (scopes = ['records:read', 'records:write']) => call(url, 'POST', '/admin/v1/tokens', { headers, body: { name: 'bench', scopes, collections: null } }).then((r) => r.json.token),
-    webhook: (hookUrl, i = 0) => call(url, 'POST', '/admin/v1/webhooks', { headers, body: { name: `bench-${i}`, url: hookUrl, topics: ['record.created'] } }).then((r) => r.json),
+    webhook: (hookUrl, i = 0, extra = {}) => call(url, 'POST', '/admin/v1/webhooks', { headers, body: { name: `bench-${i}`, url: hookUrl, topics: ['record.created'], ...extra } }).then((r) => r.json),
   };
 }
 

@@ -56,7 +56,7 @@ function readSqlite(path) {
 }
 
 let cloneSeq = 0;
-async function cloneTemplate(ctx, tpl) {
+export async function cloneTemplate(ctx, tpl) {
   const n = ++cloneSeq;
   if (tpl.kind === 'sqlite') {
     const src = tpl.url.slice(7);
@@ -81,8 +81,10 @@ async function finished(done, receiver, t0) {
 }
 
 /** svc: start `svc worker` processes on a fresh copy and time until the receiver has answered every job. */
-async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs = 0, label }) {
+export async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs = 0, label, prepare = null }) {
   const clone = await cloneTemplate(ctx, tpl);
+  // Before the clock starts: a change to the copy the drain works on (W4O turns its ordering off).
+  if (prepare) await prepare(clone.url);
   const done = receiver.expect(tpl.count, { delayMs, timeoutMs: ctx.opts.drainTimeoutMs });
   const t0 = nowNs();
   const workers = [];

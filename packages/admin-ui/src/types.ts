@@ -66,6 +66,11 @@ export interface Webhook {
   url: string;
   topics: string[];
   enabled: boolean;
+  /** SPEC §9: null means all collections / any change; `filter` is kept as it is by this form. */
+  collections: string[] | null;
+  filter: string | null;
+  changedFields: string[] | null;
+  ordering: 'none' | 'record';
   createdAt: string;
   updatedAt: string;
   secret?: string;

@@ -240,6 +240,26 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await page.reload();
     await byTestId('webhook-form').waitFor();
     expect(await secret.count()).toBe(0);
+
+    // SPEC §9's subscription fields: empty means all collections / any change; saved, they come back on a reload.
+    expect(await byTestId('webhook-collections').inputValue()).toBe('');
+    expect(await byTestId('webhook-ordering').inputValue()).toBe('none');
+    const saveSettings = async (collections: string, changed: string, ordering: string) => {
+      await byTestId('webhook-collections').fill(collections);
+      await byTestId('webhook-changed-fields').fill(changed);
+      await byTestId('webhook-ordering').selectOption(ordering);
+      await byTestId('webhook-submit').click();
+      await byTestId('webhook-saved').waitFor();
+      await page.reload();
+      await byTestId('webhook-form').waitFor();
+    };
+    await saveSettings('issues, notes', 'title', 'record');
+    expect(await byTestId('webhook-collections').inputValue()).toBe('issues, notes');
+    expect(await byTestId('webhook-changed-fields').inputValue()).toBe('title');
+    expect(await byTestId('webhook-ordering').inputValue()).toBe('record');
+    await saveSettings('', '', 'none');
+    expect(await byTestId('webhook-collections').inputValue()).toBe('');
+    expect(await byTestId('webhook-ordering').inputValue()).toBe('none');
   });
 
   it('shows the delivery of a record written through the public API as delivered', async () => {

@@ -38,6 +38,28 @@ describe.each(DIALECTS)('svc-sdk client against svc (%s)', (dialect) => {
   });
   afterAll(async () => s?.close());
 
+  it('runs a batch in one transaction, and rejects all of it for one failing operation', async () => {
+    const issues = client.records<Issue>('issues');
+    const existing = await issues.create({ title: 'old' });
+    const results = await client.batch([
+      { method: 'POST', collection: 'issues', data: { title: 'b1' } },
+      { method: 'PATCH', collection: 'issues', id: existing.id, data: { points: 1 }, ifMatch: 1 },
+      { method: 'DELETE', collection: 'issues', id: existing.id },
+    ]);
+    expect(results.map((r) => r.status)).toEqual([201, 200, 204]);
+    const created = results[0]!;
+    if (created.status === 204) throw new Error('expected a record');
+    expect(created.record.data).toEqual({ title: 'b1' });
+    const failed = await apiError(
+      client.batch([
+        { method: 'POST', collection: 'issues', data: { title: 'never' } },
+        { method: 'DELETE', collection: 'issues', id: existing.id },
+      ]),
+    );
+    expect(failed).toMatchObject({ status: 404, code: 'not_found' });
+    expect(failed.errors[0]?.path).toBe('/operations/1');
+  });
+
   it('creates, reads, updates with If-Match and deletes a record', async () => {
     const issues = client.records<Issue>('issues');
     const created = await issues.create({ title: 'x' });

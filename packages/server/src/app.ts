@@ -28,6 +28,7 @@ import { adminWebhookRoutes } from './http/routes/admin-webhooks.js';
 import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
+import { batchRoutes } from './http/routes/batch.js';
 import { adminEventRoutes, createFeedRuntime, eventRoutes } from './http/routes/events.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import type { StreamTiming } from './events/feed-fanout.js';
@@ -206,6 +207,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(discoveryRoutes(ctx));
   const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null);
   await app.register(recordRoutes(ctx, outbox));
+  await app.register(batchRoutes(ctx, outbox));
   const feed = createFeedRuntime(ctx, options.streamTiming);
   const dropQuiet = dropQuietConnectionsOnClose(app);
   app.addHook('preClose', async () => {

@@ -1,7 +1,8 @@
 import createFetchClient from 'openapi-fetch';
 import type { components, paths } from './openapi.js';
+import { runBatch, type BatchOperation, type BatchResult } from './batch.js';
 import { EventsClient } from './events.js';
-import { RecordsClient, unwrap, type ApiClient, type CallOptions, type RecordData } from './records.js';
+import { RecordsClient, unwrap, type ApiClient, type CallOptions, type CreateOptions, type RecordData } from './records.js';
 
 /** `GET /api/v1/capabilities`: API version, features, the limits in force and the webhook topics. */
 export type Capabilities = components['schemas']['Capabilities'];
@@ -29,6 +30,11 @@ export interface SvcClient {
   records<T extends object = RecordData>(collection: string): RecordsClient<T>;
   /** The event feed (needs a token with events:read): pages, a followed iterator (`list`), the live `stream`. */
   readonly events: EventsClient;
+  /**
+   * `POST /api/v1/batch`: the operations in one transaction (all or none), results in their order;
+   * `idempotencyKey` makes a retried batch return the first answer.
+   */
+  batch(operations: readonly BatchOperation[], options?: CreateOptions): Promise<BatchResult[]>;
   /**
    * The underlying openapi-fetch client, typed from svc's document, for anything the methods above do not cover.
    * It answers `{ data, error, response }` instead of throwing.
@@ -73,5 +79,6 @@ export function createClient(options: ClientOptions): SvcClient {
       }
       return new RecordsClient<T>(api, collection);
     },
+    batch: (operations, call = {}) => runBatch(api, operations, call),
   };
 }

@@ -15,6 +15,7 @@ export {
   type EventTopic,
   type FeedEvent,
 } from './events.js';
+export { type BatchOperation, type BatchResult } from './batch.js';
 export { SvcApiError, type ErrorCode, type FieldError, type Problem } from './errors.js';
 export {
   RecordsClient,

@@ -48,6 +48,8 @@ export interface Config {
   readonly listMaxBytes: number;
   /** Event streams (SSE) one token, or one admin session, may hold open in one process. */
   readonly streamsPerToken: number;
+  /** Most operations in one `POST /api/v1/batch` (one transaction). */
+  readonly batchMaxOperations: number;
 }
 
 export class ConfigError extends Error {
@@ -248,5 +250,9 @@ export const SETTINGS: readonly Setting[] = [
     key: 'streamsPerToken', env: 'SVC_STREAMS_PER_TOKEN', defaultText: '10',
     doc: 'event streams (GET /api/v1/events/stream) one token, or one admin session, may hold open in one process; beyond, rate_limited',
     parse: integer(1, 100_000), fallback: () => 10,
+  }),
+  setting({
+    key: 'batchMaxOperations', env: 'SVC_BATCH_MAX_OPERATIONS', defaultText: '100',
+    doc: 'most operations in one `POST /api/v1/batch` (all of them one transaction)', parse: integer(1, 10_000), fallback: () => 100,
   }),
 ];

@@ -77,6 +77,11 @@ export interface WebhooksTable {
   updated_at: number;
   /** Set when the target is deleted (soft): every route treats it as gone. */
   deleted_at: number | null;
+  /** Migration 006 (SPEC §9): JSON arrays or null (all); a filter expression or null; `none` | `record`. */
+  collections: string | null;
+  filter: string | null;
+  changed_fields: string | null;
+  ordering: string;
 }
 
 export interface EventsTable {
@@ -92,7 +97,8 @@ export interface EventsTable {
   position: number | null;
 }
 
-export type JobState = 'pending' | 'delivering' | 'delivered' | 'dead';
+/** `held` (migration 006): an ordered target's job waiting for the older unfinished job of its record. */
+export type JobState = 'pending' | 'delivering' | 'delivered' | 'dead' | 'held';
 
 export interface DeliveryJobsTable {
   id: string;

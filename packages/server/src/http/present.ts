@@ -27,6 +27,10 @@ export const presentTarget = (t: TargetRow) => ({
   url: t.url,
   topics: t.topics,
   enabled: t.enabled,
+  collections: t.collections,
+  filter: t.filter,
+  changedFields: t.changedFields,
+  ordering: t.ordering,
   createdAt: iso(t.createdAt),
   updatedAt: iso(t.updatedAt),
 });

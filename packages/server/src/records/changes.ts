@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Context } from '../context.js';
+import type { Tables } from '../db/tables.js';
 import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
@@ -14,10 +16,132 @@ import { deleteRecord, findRecord, insertRecord, updateRecord, type StoredRecord
 /**
  * Every record write goes through here: the row, its event and the delivery jobs commit in one transaction
  * (no committed write without its jobs, no job without a committed write); workers are woken after commit.
+ * The `…InTransaction` functions are the writes themselves, shared by a single write and a batch: they run inside
+ * the caller's transaction and return what they enqueued, for the caller to hand to `outbox.committed` once the
+ * transaction has committed.
  */
 
-function invalid(errors: ReturnType<typeof validateData>): never {
-  throw new AppError('validation_failed', 'The record data does not match the collection.', { errors });
+/** Throws `validation_failed` when `data` does not fit the collection (`partial` for a PATCH). */
+export function checkData(collection: Collection, data: Record<string, unknown>, partial: boolean): void {
+  const errors = validateData(collection.fields, data, partial);
+  if (errors.length > 0) throw new AppError('validation_failed', 'The record data does not match the collection.', { errors });
+}
+
+export interface Written {
+  record: RecordJson;
+  jobs: Enqueued | null;
+}
+
+/** Inserts a validated record with its event and jobs. */
+export async function createInTransaction(trx: Kysely<Tables>, outbox: Outbox, collection: Collection, data: Record<string, unknown>, now: number): Promise<Written> {
+  const record: StoredRecord = { id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now };
+  await insertRecord(trx, record);
+  const json = recordJson(record);
+  const event = { topic: 'record.created' as const, collection: collection.name, recordId: record.id, payload: { record: json, occurredAt: iso(now) } };
+  return { record: json, jobs: await outbox.enqueue(trx, event, now) };
+}
+
+const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** Sets validated fields; a PATCH that changes nothing writes nothing and enqueues nothing. */
+export async function patchInTransaction(
+  trx: Kysely<Tables>,
+  outbox: Outbox,
+  collection: Collection,
+  change: { id: string; data: Record<string, unknown>; ifMatch: number | null },
+  clockNow: number,
+): Promise<Written> {
+  const { id, data, ifMatch } = change;
+  const before = await findRecord(trx, collection.name, id);
+  if (!before) throw new AppError('not_found', 'No such record in this collection.');
+  if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
+  // Null-prototype objects and own-property reads: a data key named like a built-in is just a key.
+  const next: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, before.data);
+  for (const [k, v] of Object.entries(data)) {
+    if (v === null) delete next[k];
+    else next[k] = v;
+  }
+  const changed = Object.keys(data).some((k) => !sameValue(Object.hasOwn(before.data, k) ? before.data[k] : null, data[k]));
+  if (!changed) return { record: recordJson(before), jobs: null };
+  const now = Math.max(clockNow, before.updatedAt);
+  const after: StoredRecord = { ...before, data: next, version: before.version + 1, updatedAt: now };
+  if (!(await updateRecord(trx, after, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
+  const json = recordJson(after);
+  const jobs = await outbox.enqueue(
+    trx,
+    { topic: 'record.updated', collection: collection.name, recordId: id, payload: { record: json, previous: recordJson(before), occurredAt: iso(now) } },
+    now,
+  );
+  return { record: json, jobs };
+}
+
+export async function removeInTransaction(
+  trx: Kysely<Tables>,
+  outbox: Outbox,
+  collection: Collection,
+  change: { id: string; ifMatch: number | null },
+  now: number,
+): Promise<Enqueued> {
+  const { id, ifMatch } = change;
+  const before = await findRecord(trx, collection.name, id);
+  if (!before) throw new AppError('not_found', 'No such record in this collection.');
+  if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
+  if (!(await deleteRecord(trx, collection.name, id, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
+  const event = { topic: 'record.deleted' as const, collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } };
+  return outbox.enqueue(trx, event, now);
+}
+
+export interface Idempotency {
+  tokenId: string;
+  key: string;
+  /** What makes two requests "the same": a repeat with the key and another hash is `conflict`. */
+  requestHash: string;
+}
+
+export interface Replayable<T> {
+  status: number;
+  value: T;
+  replayed: boolean;
+}
+
+/**
+ * Runs `work` in one write transaction under an optional Idempotency-Key: a repeat of the same request returns the
+ * stored answer (`replayed`), the same key with another request is `conflict`. The outbox hears of the jobs once,
+ * after the commit.
+ */
+export async function writeOnce<T>(
+  ctx: Context,
+  outbox: Outbox,
+  idempotency: Idempotency | undefined,
+  work: (trx: Kysely<Tables>, now: number) => Promise<{ status: number; value: T; jobs: ReadonlyArray<Enqueued | null> }>,
+): Promise<Replayable<T>> {
+  const attempt = async (): Promise<Replayable<T> & { jobs: ReadonlyArray<Enqueued | null> }> =>
+    ctx.database.write(async (trx) => {
+      const now = ctx.clock.now();
+      if (idempotency) {
+        const seen = await findIdempotent(trx, idempotency.tokenId, idempotency.key, now);
+        if (seen) {
+          if (seen.requestHash !== idempotency.requestHash) throw new AppError('conflict', 'This Idempotency-Key was used with a different request.');
+          return { status: seen.status, value: JSON.parse(seen.response) as T, replayed: true, jobs: [] };
+        }
+      }
+      const done = await work(trx, now);
+      if (idempotency) {
+        const stored = { requestHash: idempotency.requestHash, status: done.status, response: JSON.stringify(done.value) };
+        await saveIdempotent(trx, idempotency.tokenId, idempotency.key, stored, now);
+      }
+      return { ...done, replayed: false };
+    });
+  let result: Replayable<T> & { jobs: ReadonlyArray<Enqueued | null> };
+  try {
+    result = await attempt();
+  } catch (err) {
+    // Two requests with one key raced: the loser's insert hit the key's primary key; the winner's answer is now readable.
+    if (idempotency && ctx.database.caps.isUniqueViolation(err)) result = await attempt();
+    else throw err;
+  }
+  await outbox.committed(result.jobs);
+  return { status: result.status, value: result.value, replayed: result.replayed };
 }
 
 export interface CreateResult {
@@ -33,37 +157,13 @@ export async function createRecord(
   data: Record<string, unknown>,
   idempotency?: { tokenId: string; key: string },
 ): Promise<CreateResult> {
-  const errors = validateData(collection.fields, data, false);
-  if (errors.length > 0) invalid(errors);
+  checkData(collection, data, false);
   const requestHash = sha256Hex(`${collection.name}\0${JSON.stringify(data)}`);
-  const attempt = async (): Promise<CreateResult & { jobs: Enqueued | null }> =>
-    ctx.database.write(async (trx) => {
-      const now = ctx.clock.now();
-      if (idempotency) {
-        const seen = await findIdempotent(trx, idempotency.tokenId, idempotency.key, now);
-        if (seen) {
-          if (seen.requestHash !== requestHash) throw new AppError('conflict', 'This Idempotency-Key was used with a different request.');
-          return { status: seen.status, record: JSON.parse(seen.response) as RecordJson, replayed: true, jobs: null };
-        }
-      }
-      const record: StoredRecord = { id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now };
-      await insertRecord(trx, record);
-      const json = recordJson(record);
-      const event = { topic: 'record.created' as const, collection: collection.name, recordId: record.id, payload: { record: json, occurredAt: iso(now) } };
-      const jobs = await outbox.enqueue(trx, event, now);
-      if (idempotency) await saveIdempotent(trx, idempotency.tokenId, idempotency.key, { requestHash, status: 201, response: JSON.stringify(json) }, now);
-      return { status: 201, record: json, replayed: false, jobs };
-    });
-  let result: CreateResult & { jobs: Enqueued | null };
-  try {
-    result = await attempt();
-  } catch (err) {
-    // Two requests with one key raced: the loser's insert hit the key's primary key; the winner's answer is now readable.
-    if (idempotency && ctx.database.caps.isUniqueViolation(err)) result = await attempt();
-    else throw err;
-  }
-  await outbox.committed(result.jobs);
-  return result;
+  const result = await writeOnce<RecordJson>(ctx, outbox, idempotency && { ...idempotency, requestHash }, async (trx, now) => {
+    const written = await createInTransaction(trx, outbox, collection, data, now);
+    return { status: 201, value: written.record, jobs: [written.jobs] };
+  });
+  return { status: result.status, record: result.value, replayed: result.replayed };
 }
 
 export async function getRecord(ctx: Context, collection: string, id: string): Promise<StoredRecord> {
@@ -72,47 +172,14 @@ export async function getRecord(ctx: Context, collection: string, id: string): P
   return r;
 }
 
-const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-
 export async function patchRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, data: Record<string, unknown>, ifMatch: number | null): Promise<RecordJson> {
-  const errors = validateData(collection.fields, data, true);
-  if (errors.length > 0) invalid(errors);
-  const outcome = await ctx.database.write(async (trx) => {
-    const before = await findRecord(trx, collection.name, id);
-    if (!before) throw new AppError('not_found', 'No such record in this collection.');
-    if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
-    // Null-prototype objects and own-property reads: a data key named like a built-in is just a key.
-    const next: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, before.data);
-    for (const [k, v] of Object.entries(data)) {
-      if (v === null) delete next[k];
-      else next[k] = v;
-    }
-    const changed = Object.keys(data).some((k) => !sameValue(Object.hasOwn(before.data, k) ? before.data[k] : null, data[k]));
-    if (!changed) return { record: recordJson(before), jobs: null };
-    const now = Math.max(ctx.clock.now(), before.updatedAt);
-    const after: StoredRecord = { ...before, data: next, version: before.version + 1, updatedAt: now };
-    if (!(await updateRecord(trx, after, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
-    const json = recordJson(after);
-    const jobs = await outbox.enqueue(
-      trx,
-      { topic: 'record.updated', collection: collection.name, recordId: id, payload: { record: json, previous: recordJson(before), occurredAt: iso(now) } },
-      now,
-    );
-    return { record: json, jobs };
-  });
-  await outbox.committed(outcome.jobs);
-  return outcome.record;
+  checkData(collection, data, true);
+  const written = await ctx.database.write((trx) => patchInTransaction(trx, outbox, collection, { id, data, ifMatch }, ctx.clock.now()));
+  await outbox.committed([written.jobs]);
+  return written.record;
 }
 
 export async function removeRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, ifMatch: number | null): Promise<void> {
-  const jobs = await ctx.database.write(async (trx) => {
-    const before = await findRecord(trx, collection.name, id);
-    if (!before) throw new AppError('not_found', 'No such record in this collection.');
-    if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
-    if (!(await deleteRecord(trx, collection.name, id, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
-    const now = ctx.clock.now();
-    const event = { topic: 'record.deleted' as const, collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } };
-    return outbox.enqueue(trx, event, now);
-  });
-  await outbox.committed(jobs);
+  const jobs = await ctx.database.write((trx) => removeInTransaction(trx, outbox, collection, { id, ifMatch }, ctx.clock.now()));
+  await outbox.committed([jobs]);
 }

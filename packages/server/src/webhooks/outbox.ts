@@ -4,6 +4,7 @@ import type { Database } from '../db/connect.js';
 import type { Tables } from '../db/tables.js';
 import type { EventInput } from './envelope.js';
 import { enqueue, type Enqueued, type JobHandoff } from './queue/enqueue.js';
+import { subscribedTargets, type TargetRow } from './targets-store.js';
 
 /**
  * The write path's way into the delivery engine: a write enqueues its event inside its own transaction, and tells
@@ -12,19 +13,34 @@ import { enqueue, type Enqueued, type JobHandoff } from './queue/enqueue.js';
  */
 export interface Outbox {
   enqueue(trx: Kysely<Tables>, event: EventInput, now: number, onlyTargetId?: string): Promise<Enqueued>;
-  /** After the commit: hand the local worker its jobs, and wake workers (here and elsewhere) for the pending ones. */
-  committed(enqueued: Enqueued | null): Promise<void>;
+  /**
+   * After the commit: hand the local worker its jobs, and wake workers (here and elsewhere) for the pending ones.
+   * A transaction of several writes (a batch) passes all it enqueued at once: one wake-up for all of them.
+   */
+  committed(enqueued: Enqueued | null | ReadonlyArray<Enqueued | null>): Promise<void>;
 }
 
 export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null): Outbox {
+  // The targets read once per transaction and topic: a batch (or a group commit) of many writes asks once, not per
+  // write. Nothing that changes targets runs inside a record write's transaction.
+  const read = new WeakMap<Kysely<Tables>, Map<string, Promise<TargetRow[]>>>();
+  const subscribedIn = (trx: Kysely<Tables>) => (topic: EventInput['topic']) => {
+    let byTopic = read.get(trx);
+    if (!byTopic) read.set(trx, (byTopic = new Map()));
+    let targets = byTopic.get(topic);
+    if (!targets) byTopic.set(topic, (targets = subscribedTargets(trx, topic)));
+    return targets;
+  };
   return {
-    enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, database.caps, event, { now, handoff, onlyTargetId }),
-    async committed(enqueued) {
-      if (!enqueued) return;
-      if (enqueued.handedOver.length > 0) handoff?.adopt(enqueued.handedOver);
+    enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx) }),
+    async committed(given) {
+      const all = (Array.isArray(given) ? given : [given]).filter((e): e is Enqueued => e !== null);
+      if (all.length === 0) return;
+      const handedOver = all.flatMap((e) => e.handedOver);
+      if (handedOver.length > 0) handoff?.adopt(handedOver);
       // PostgreSQL's readers heard it from the write's own NOTIFY; this process's, on SQLite, hear it here.
-      if (enqueued.inFeed && !database.caps.sharedByProcesses) void database.events.notify();
-      if (enqueued.pending === 0) return;
+      if (all.some((e) => e.inFeed) && !database.caps.sharedByProcesses) void database.events.notify();
+      if (all.every((e) => e.pending === 0)) return;
       // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
       await database.signal.notify().catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
     },

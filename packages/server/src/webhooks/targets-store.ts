@@ -2,7 +2,17 @@ import type { Kysely } from 'kysely';
 import type { Tables, WebhooksTable } from '../db/tables.js';
 import type { Topic } from './topics.js';
 
-export interface TargetRow {
+export type Ordering = 'none' | 'record';
+
+/** What of the record events a target receives (SPEC §9): null for "all" / "none set". */
+export interface Subscription {
+  collections: string[] | null;
+  filter: string | null;
+  changedFields: string[] | null;
+  ordering: Ordering;
+}
+
+export interface TargetRow extends Subscription {
   id: string;
   name: string;
   url: string;
@@ -27,7 +37,13 @@ const toTarget = (r: WebhooksTable): TargetRow => ({
   previousSecretExpiresAt: r.previous_secret_expires_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  collections: r.collections === null ? null : (JSON.parse(r.collections) as string[]),
+  filter: r.filter,
+  changedFields: r.changed_fields === null ? null : (JSON.parse(r.changed_fields) as string[]),
+  ordering: r.ordering === 'record' ? 'record' : 'none',
 });
+
+const jsonOrNull = (list: readonly string[] | null): string | null => (list === null ? null : JSON.stringify(list));
 
 export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<void> {
   await db
@@ -44,6 +60,10 @@ export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<vo
       created_at: t.createdAt,
       updated_at: t.updatedAt,
       deleted_at: null,
+      collections: jsonOrNull(t.collections),
+      filter: t.filter,
+      changed_fields: jsonOrNull(t.changedFields),
+      ordering: t.ordering,
     })
     .execute();
 }
@@ -77,7 +97,7 @@ export async function subscribedTargets(db: Kysely<Tables>, topic: Topic): Promi
 export async function updateTarget(
   db: Kysely<Tables>,
   id: string,
-  patch: Partial<Pick<TargetRow, 'name' | 'url' | 'topics' | 'enabled' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>>,
+  patch: Partial<Pick<TargetRow, 'name' | 'url' | 'topics' | 'enabled' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt' | keyof Subscription>>,
   now: number,
 ): Promise<boolean> {
   const set: Partial<WebhooksTable> = { updated_at: now };
@@ -88,6 +108,10 @@ export async function updateTarget(
   if (patch.secretSealed !== undefined) set.secret_sealed = patch.secretSealed;
   if (patch.previousSecretSealed !== undefined) set.previous_secret_sealed = patch.previousSecretSealed;
   if (patch.previousSecretExpiresAt !== undefined) set.previous_secret_expires_at = patch.previousSecretExpiresAt;
+  if (patch.collections !== undefined) set.collections = jsonOrNull(patch.collections);
+  if (patch.filter !== undefined) set.filter = patch.filter;
+  if (patch.changedFields !== undefined) set.changed_fields = jsonOrNull(patch.changedFields);
+  if (patch.ordering !== undefined) set.ordering = patch.ordering;
   const res = await db.updateTable('webhooks').set(set).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

@@ -7,8 +7,9 @@ import { newId, TEST_RECORD_ID } from '../lib/ids.js';
 import { checkAddress, checkDestination, DestinationError, urlHost, webhookUrlProblem } from './destination-guard.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Outbox } from './outbox.js';
-import { deleteTarget, findTarget, insertTarget, updateTarget, type TargetRow } from './targets-store.js';
+import { deleteTarget, findTarget, insertTarget, updateTarget, type Subscription, type TargetRow } from './targets-store.js';
 import { killTargetJobs } from './queue/kill-target-jobs.js';
+import { releaseHeld } from './queue/release-held.js';
 import type { Topic } from './topics.js';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -42,15 +43,38 @@ async function checkUrl(ctx: Context, url: string, enabled: boolean): Promise<vo
   }
 }
 
-export interface TargetInput {
+export interface TargetInput extends Partial<Subscription> {
   name: string;
   url: string;
   topics: Topic[];
   enabled?: boolean;
 }
 
+/**
+ * A filter narrows record events of named collections: it is checked against their fields, so it needs them.
+ * (The expression itself is checked by the filter language; see matchesFilter in queue/enqueue.ts.)
+ */
+function checkSubscription(sub: Pick<Subscription, 'collections' | 'filter'>): void {
+  if (sub.filter !== null && sub.collections === null) {
+    throw new AppError('validation_failed', 'A filter needs collections to check against.', {
+      errors: [{ path: '/filter', message: 'requires collections to be set' }],
+    });
+  }
+  // integrator: check the filter against each collection's fields (records/query), validation_failed at /filter
+  // with the position in the message (SPEC §9).
+}
+
+const unique = <T>(list: readonly T[] | null | undefined): T[] | null | undefined => (list ? [...new Set(list)] : list);
+
 export async function createTarget(ctx: Context, input: TargetInput): Promise<TargetRow & { secret: string }> {
   const enabled = input.enabled ?? true;
+  const subscription: Subscription = {
+    collections: unique(input.collections) ?? null,
+    filter: input.filter ?? null,
+    changedFields: unique(input.changedFields) ?? null,
+    ordering: input.ordering ?? 'none',
+  };
+  checkSubscription(subscription);
   await checkUrl(ctx, input.url, enabled);
   const now = ctx.clock.now();
   const id = newId('wh', now);
@@ -66,6 +90,7 @@ export async function createTarget(ctx: Context, input: TargetInput): Promise<Ta
     previousSecretExpiresAt: null,
     createdAt: now,
     updatedAt: now,
+    ...subscription,
   };
   await insertTarget(ctx.database.db, row);
   return { ...row, secret };
@@ -81,14 +106,31 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
   const current = await requireTarget(ctx, id);
   const url = patch.url ?? current.url;
   const enabled = patch.enabled ?? current.enabled;
+  const subscription: Partial<Subscription> = {
+    collections: unique(patch.collections),
+    filter: patch.filter,
+    changedFields: unique(patch.changedFields),
+    ordering: patch.ordering,
+  };
+  const next: Subscription = {
+    collections: subscription.collections === undefined ? current.collections : subscription.collections,
+    filter: subscription.filter === undefined ? current.filter : subscription.filter,
+    changedFields: subscription.changedFields === undefined ? current.changedFields : subscription.changedFields,
+    ordering: subscription.ordering ?? current.ordering,
+  };
+  checkSubscription(next);
   // Re-check when the URL changes or the target is switched on: both can make a live destination private.
   if (patch.url !== undefined || (enabled && !current.enabled)) await checkUrl(ctx, url, enabled);
   const topics = patch.topics ? [...new Set(patch.topics)] : undefined;
   const now = Math.max(ctx.clock.now(), current.updatedAt);
-  await updateTarget(ctx.database.db, id, { name: patch.name, url: patch.url, topics, enabled: patch.enabled }, now);
+  await ctx.database.db.transaction().execute(async (trx) => {
+    await updateTarget(trx, id, { name: patch.name, url: patch.url, topics, enabled: patch.enabled, ...subscription }, now);
+    // Ordering switched off: nothing waits for an older job any more.
+    if (current.ordering === 'record' && next.ordering === 'none') await releaseHeld(trx, { now, webhookId: id });
+  });
   // Workers re-read targets on a wake-up: a new URL, topics or state applies to the next claim.
   await ctx.database.signal.notify().catch(() => {});
-  return { ...current, name: patch.name ?? current.name, url, topics: topics ?? current.topics, enabled, updatedAt: now };
+  return { ...current, ...next, name: patch.name ?? current.name, url, topics: topics ?? current.topics, enabled, updatedAt: now };
 }
 
 /** The target goes (soft: see deleteTarget), and in the same transaction its unfinished jobs end dead with `target_deleted`. */

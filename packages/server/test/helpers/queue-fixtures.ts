@@ -35,6 +35,7 @@ export interface JobSeed {
   id: string;
   webhookId: string;
   eventId?: string;
+  recordId?: string;
   state?: JobState;
   attemptCount?: number;
   roundStart?: number;
@@ -51,7 +52,7 @@ export async function seedJob(db: Kysely<Tables>, s: JobSeed): Promise<DeliveryJ
     event_id: s.eventId ?? 'evt_1',
     topic: 'record.created',
     collection: 'issues',
-    record_id: 'rec_1',
+    record_id: s.recordId ?? 'rec_1',
     state: s.state ?? 'pending',
     attempt_count: s.attemptCount ?? 0,
     round_start: s.roundStart ?? 0,

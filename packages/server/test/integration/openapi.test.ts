@@ -18,6 +18,7 @@ describe('OpenAPI documents', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/batch',
       '/api/v1/capabilities',
       '/api/v1/collections/{collection}/records',
       '/api/v1/collections/{collection}/records/{id}',

@@ -22,9 +22,10 @@ export const presentJob = (j: DeliveryJobsTable) => ({
   topic: j.topic,
   collection: j.collection,
   recordId: j.record_id,
-  state: j.state,
+  // A held job (an ordered target's, waiting for its record's older job) is pending to the outside (SPEC §4).
+  state: j.state === 'held' ? 'pending' : j.state,
   attemptCount: j.attempt_count,
-  nextAttemptAt: j.state === 'pending' ? iso(j.next_attempt_at) : null,
+  nextAttemptAt: j.state === 'pending' || j.state === 'held' ? iso(j.next_attempt_at) : null,
   lastError: j.last_error_code === null ? null : { code: j.last_error_code, message: j.last_error_message ?? '' },
   createdAt: iso(j.created_at),
   updatedAt: iso(j.updated_at),

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
+import { COLLECTION_NAME } from '../../records/fields.js';
 import { listTargets } from '../../webhooks/targets-store.js';
 import type { Outbox } from '../../webhooks/outbox.js';
 import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest } from '../../webhooks/targets.js';
@@ -15,6 +16,13 @@ const security = [{ adminSession: [], csrfToken: [] }];
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Topics = Type.Array(TopicSchema, { minItems: 1, maxItems: 16 });
+// SPEC §9's subscription fields; null clears one (all collections, no filter, any change).
+const Subscription = {
+  collections: Type.Optional(Type.Union([Type.Array(Type.String({ pattern: COLLECTION_NAME.source, maxLength: 63 }), { minItems: 1, maxItems: 100 }), Type.Null()])),
+  filter: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()])),
+  changedFields: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { minItems: 1, maxItems: 100 }), Type.Null()])),
+  ordering: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('record')])),
+};
 
 export const adminWebhookRoutes =
   (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
@@ -27,7 +35,7 @@ export const adminWebhookRoutes =
         summary: 'Register a webhook target; the signing secret appears in this answer only',
         tags: ['webhooks'],
         security,
-        body: Type.Object({ name: Name, url: Url, topics: Topics, enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        body: Type.Object({ name: Name, url: Url, topics: Topics, enabled: Type.Optional(Type.Boolean()), ...Subscription }, { additionalProperties: false }),
         response: { 201: ref(WebhookWithSecret), ...errorResponses(401, 403, 413, 415, 422) },
       },
     }, async (request, reply) => {
@@ -50,12 +58,12 @@ export const adminWebhookRoutes =
     app.patch('/admin/v1/webhooks/:id', {
       schema: {
         operationId: 'updateWebhook',
-        summary: 'Change name, url, topics or enabled (enabling or a new URL re-checks the destination)',
+        summary: 'Change name, url, topics, enabled or the subscription (enabling or a new URL re-checks the destination)',
         tags: ['webhooks'],
         security,
         params: IdParams,
         body: Type.Object(
-          { name: Type.Optional(Name), url: Type.Optional(Url), topics: Type.Optional(Topics), enabled: Type.Optional(Type.Boolean()) },
+          { name: Type.Optional(Name), url: Type.Optional(Url), topics: Type.Optional(Topics), enabled: Type.Optional(Type.Boolean()), ...Subscription },
           { additionalProperties: false },
         ),
         response: { 200: ref(Webhook), ...errorResponses(401, 403, 404, 413, 415, 422) },

@@ -26,6 +26,8 @@ export const FEATURES = [
   'webhooks.destination-guard',
   'openapi-3.1',
   'events.feed',
+  'records.batch',
+  'webhooks.ordering',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */
@@ -51,6 +53,7 @@ export function capabilities(ctx: Context) {
       listMaxBytes: c.listMaxBytes,
       eventsListMaxLimit: EVENTS_MAX_LIMIT,
       eventsWaitMaxSeconds: EVENTS_MAX_WAIT_SECONDS,
+      batchMaxOperations: c.batchMaxOperations,
     },
     topics: [...TOPICS],
   };

@@ -30,7 +30,7 @@ function ifMatchVersion(header: string | undefined): number | null {
   return Number(m[1]);
 }
 
-function idempotencyKey(header: string | string[] | undefined): string | undefined {
+export function idempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(header)) {
     throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
@@ -41,7 +41,7 @@ function idempotencyKey(header: string | string[] | undefined): string | undefin
 }
 
 /** SPEC §11: a token without records:read gets write answers without `data` (the member omitted, not emptied). */
-function answerFor(token: ApiToken, record: RecordJson): RecordJson | Omit<RecordJson, 'data'> {
+export function answerFor(token: ApiToken, record: RecordJson): RecordJson | Omit<RecordJson, 'data'> {
   if (token.scopes.includes('records:read')) return record;
   const { data: _hidden, ...rest } = record;
   return rest;

@@ -3,6 +3,7 @@ import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { inTransaction } from './attempts-store.js';
 import type { AttemptRecord, HeldRef } from './job.js';
+import { promoteHeld } from './promote-held.js';
 
 export interface Completion {
   job: HeldRef;
@@ -12,6 +13,7 @@ export interface Completion {
 /**
  * delivering → delivered for a batch of jobs, each still under the lease of the claim it names, with the attempts
  * that did it. Returns the ids it applied to; a job whose lease was lost is left alone and gets no attempt row.
+ * The next held job of each record of an ordered target is then released (promoteHeld).
  *
  * The statements have one text whatever the batch size (the batch travels as arrays or one JSON parameter), so they
  * are parsed and planned once, not once per size. On PostgreSQL the update and the insert are one statement (a
@@ -39,7 +41,12 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
                     ${done.map((d) => d.attempt.responseSnippet)}::text[]) as a(job_id, lease, started_at, duration_ms, status_code, snippet)
           on a.job_id = done.id and a.lease = done.lease
       returning job_id`.execute(db);
-    return new Set(rows.map((r) => r.job_id));
+    const applied = new Set(rows.map((r) => r.job_id));
+    // A statement of its own, after the update: its snapshot then sees a held job a writer committed while this
+    // update waited for that writer's lock on the finished job (enqueue.ts mustWait). Lost by a crash just here,
+    // the release is made by the worker's sweep.
+    await promoteHeld(db, caps, { now, after: [...applied] });
+    return applied;
   }
   return inTransaction(db, async (trx) => {
     // SQLite's RETURNING cannot name the lease that matched; a job twice in one batch (an old claim's result and the
@@ -60,6 +67,7 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
       insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
       select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, null, null, value ->> 5
         from json_each(${JSON.stringify(attempts)})`.execute(trx);
+    await promoteHeld(trx, caps, { now, after: [...numbers.keys()] });
     return new Set(numbers.keys());
   });
 }

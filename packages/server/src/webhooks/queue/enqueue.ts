@@ -31,18 +31,70 @@ export interface Enqueued {
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
 }
 
+const RECORD_TOPICS: ReadonlySet<string> = new Set(['record.created', 'record.updated', 'record.deleted']);
+
+/** A change to a record: only these are narrowed by a target's subscription or held back by its ordering (SPEC §9). */
+const isRecordEvent = (event: EventInput): boolean => RECORD_TOPICS.has(event.topic);
+
+type RecordPayload = { record?: { data?: Record<string, unknown> }; previous?: { data?: Record<string, unknown> } };
+
+const fieldValue = (data: Record<string, unknown> | undefined, field: string): string =>
+  JSON.stringify(data && Object.hasOwn(data, field) ? data[field] : null);
+
+/** `changedFields`: a record.updated counts only when one of these fields' value differs between previous and record. */
+function changesWatchedField(target: TargetRow, event: EventInput): boolean {
+  if (target.changedFields === null || event.topic !== 'record.updated') return true;
+  const { record, previous } = event.payload as RecordPayload;
+  return target.changedFields.some((f) => fieldValue(record?.data, f) !== fieldValue(previous?.data, f));
+}
+
 /**
- * [*] → pending, or [*] → delivering (hand-off): inside the caller's transaction, the event and one job per enabled
- * subscribed target (or for `onlyTargetId`). Either all of it commits with the record write or none of it does.
+ * The target's `filter` (SPEC §9): holds for a created record, a deleted one's last state, and an update's record or
+ * previous state. A null filter lets everything through.
+ */
+export function matchesFilter(target: Pick<TargetRow, 'filter'>, _event: EventInput): boolean {
+  if (target.filter === null) return true;
+  // integrator: wire records/query evaluate — until then a set filter lets every event through.
+  return true;
+}
+
+/** Whether `target` gets a job for `event`: its collections, changed fields and filter, for record events only. */
+export function wantsEvent(target: TargetRow, event: EventInput): boolean {
+  if (!isRecordEvent(event)) return true;
+  if (target.collections !== null && !target.collections.includes(event.collection)) return false;
+  return changesWatchedField(target, event) && matchesFilter(target, event);
+}
+
+/**
+ * Ordering `record`: a job waits (`held`) while an older job of the same target and record is unfinished. On
+ * PostgreSQL the newest such job is locked, so a worker finishing it at this moment either finishes first (the
+ * lock then finds it finished: this job needs not wait) or waits for this commit and then releases this job.
+ */
+async function mustWait(trx: Kysely<Tables>, caps: DialectCapabilities, webhookId: string, recordId: string): Promise<boolean> {
+  const lock = caps.skipLocked ? sql`for update` : sql``;
+  // State literals: each probe is answered by its partial index (migration 006).
+  const held = await sql`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state = 'held'
+                          order by id desc limit 1 ${lock}`.execute(trx);
+  if (held.rows.length > 0) return true;
+  const open = await sql`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state in ('pending', 'delivering')
+                          limit 1 ${lock}`.execute(trx);
+  return open.rows.length > 0;
+}
+
+/**
+ * [*] → pending, [*] → delivering (hand-off), or [*] → held: inside the caller's transaction, the event and one job
+ * per enabled target subscribed to it (or for `onlyTargetId`); `held` when the target orders by record and an older
+ * job of the record is unfinished. Either all of it commits with the record write or none of it does.
  */
 export async function enqueue(
   trx: Kysely<Tables>,
   caps: DialectCapabilities,
   event: EventInput,
-  opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string },
+  opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string; subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]> },
 ): Promise<Enqueued> {
   const { now, handoff, onlyTargetId } = opts;
-  const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : await subscribedTargets(trx, event.topic);
+  const subscribed = opts.subscribed ?? ((topic: EventInput['topic']) => subscribedTargets(trx, topic));
+  const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribed(event.topic)).filter((t) => wantsEvent(t, event));
   const eventId = newId('evt', now);
   // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
   const inFeed = event.topic !== 'webhook.test';
@@ -58,9 +110,14 @@ export async function enqueue(
   }
   if (targets.length === 0) return { eventId, inFeed, jobIds: [], pending: 0, handedOver: [] };
   const handedOver: Enqueued['handedOver'] = [];
+  const waiting = new Set<string>();
+  for (const target of targets) {
+    if (target.ordering === 'record' && isRecordEvent(event) && (await mustWait(trx, caps, target.id, event.recordId))) waiting.add(target.id);
+  }
   const rows = targets.map((target) => {
     const id = newId('del', now);
-    const lease = handoff?.leaseFor(target.id) ?? null;
+    const held = waiting.has(target.id);
+    const lease = held ? null : (handoff?.leaseFor(target.id) ?? null);
     const parts = { id, topic: event.topic, collection: event.collection, record_id: event.recordId };
     if (lease) {
       const body = envelopeOf(parts, payload);
@@ -70,7 +127,7 @@ export async function enqueue(
       ...parts,
       webhook_id: target.id,
       event_id: eventId,
-      state: lease ? ('delivering' as const) : ('pending' as const),
+      state: held ? ('held' as const) : lease ? ('delivering' as const) : ('pending' as const),
       attempt_count: 0,
       round_start: 0,
       next_attempt_at: now,
@@ -83,5 +140,5 @@ export async function enqueue(
     };
   });
   await trx.insertInto('delivery_jobs').values(rows).execute();
-  return { eventId, inFeed, jobIds: rows.map((r) => r.id), pending: rows.length - handedOver.length, handedOver };
+  return { eventId, inFeed, jobIds: rows.map((r) => r.id), pending: rows.length - handedOver.length - waiting.size, handedOver };
 }

@@ -19,7 +19,8 @@ export function listJobsQuery(db: Kysely<Tables>, filter: { webhookId?: string; 
   let q = db.selectFrom('delivery_jobs').selectAll().orderBy('id', 'desc').limit(limit);
   if (filter.webhookId) q = q.where('webhook_id', '=', filter.webhookId);
   // A literal (one of four validated states): the partial indexes of migration 003 then apply on both databases.
-  if (filter.state) q = q.where('state', '=', sql.lit(filter.state));
+  if (filter.state === 'pending') q = q.where(sql<boolean>`state in ('pending', 'held')`);
+  else if (filter.state) q = q.where('state', '=', sql.lit(filter.state));
   if (afterId) q = q.where('id', '<', afterId);
   return q;
 }

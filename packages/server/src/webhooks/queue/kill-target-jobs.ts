@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 
-/** pending|delivering → dead for every unfinished job of a deleted target (in the delete's transaction). */
+/** pending|delivering|held → dead for every unfinished job of a deleted target (in the delete's transaction). */
 export async function killTargetJobs(trx: Kysely<Tables>, opts: { now: number; webhookId: string }): Promise<number> {
   const res = await trx
     .updateTable('delivery_jobs')
@@ -14,7 +14,7 @@ export async function killTargetJobs(trx: Kysely<Tables>, opts: { now: number; w
       updated_at: opts.now,
     })
     .where('webhook_id', '=', opts.webhookId)
-    .where('state', 'in', ['pending', 'delivering'])
+    .where('state', 'in', ['pending', 'delivering', 'held'])
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }

@@ -1,11 +1,17 @@
 import type { Kysely } from 'kysely';
+import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { inTransaction, insertAttempt } from './attempts-store.js';
 import type { AttemptRecord, HeldRef } from './job.js';
+import { promoteHeld } from './promote-held.js';
 
-/** delivering → dead: the round's last attempt failed; the attempt is recorded with it. False when the lease was lost. */
+/**
+ * delivering → dead: the round's last attempt failed; the attempt is recorded with it, and the record's next held job
+ * (ordered targets) released. False when the lease was lost.
+ */
 export async function markDead(
   db: Kysely<Tables>,
+  caps: DialectCapabilities,
   opts: { now: number; job: HeldRef; attempt: AttemptRecord & { error: { code: string; message: string } } },
 ): Promise<boolean> {
   const { now, job, attempt } = opts;
@@ -28,6 +34,7 @@ export async function markDead(
       .executeTakeFirst();
     if (!row) return false;
     await insertAttempt(trx, job.id, row.attempt_count, attempt);
+    await promoteHeld(trx, caps, { now, after: [job.id] });
     return true;
   });
 }

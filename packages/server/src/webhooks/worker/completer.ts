@@ -134,7 +134,7 @@ export class Completer {
         else if (decision.kind === 'retry') {
           if (await scheduleRetry(trx, { now, job, attempt: { ...attempt, error: decision.error }, at: decision.at })) applied.add(job.id);
         } else if (decision.kind === 'dead') {
-          if (await markDead(trx, { now, job, attempt: { ...attempt, error: decision.error } })) applied.add(job.id);
+          if (await markDead(trx, this.caps, { now, job, attempt: { ...attempt, error: decision.error } })) applied.add(job.id);
         }
       }
       await release(trx, this.caps, { now, jobs: released });

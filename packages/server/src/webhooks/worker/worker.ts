@@ -5,6 +5,7 @@ import { claim } from '../queue/claim.js';
 import type { JobHandoff } from '../queue/enqueue.js';
 import { newLeaseToken, type HeldJob } from '../queue/job.js';
 import { rescue } from '../queue/rescue.js';
+import { promoteHeld } from '../queue/promote-held.js';
 import { enabledTargets, type TargetRow } from '../targets-store.js';
 import { attempt, type AttemptFacts, type DeliverySender } from './attempt.js';
 import { Completer, type Finished } from './completer.js';
@@ -236,6 +237,12 @@ export class DeliveryWorker implements JobHandoff {
   private async rescue(): Promise<void> {
     try {
       const n = await rescue(this.ctx.database.db, { now: this.ctx.clock.now() });
+      // Ordered targets: a held job whose release was lost (a crash between a completion and its release).
+      const promoted = await promoteHeld(this.ctx.database.db, this.ctx.database.caps, { now: this.ctx.clock.now() });
+      if (promoted > 0) {
+        this.refreshDue = true;
+        this.kick();
+      }
       if (n > 0) {
         this.ctx.logger.warn({ jobs: n }, 'rescued delivery jobs whose lease expired');
         this.refreshDue = true;

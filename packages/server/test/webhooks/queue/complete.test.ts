@@ -118,4 +118,14 @@ describe.each(DIALECTS)('complete (%s)', (dialect) => {
     expect((await complete(db, caps, { now: NOW, done: [] })).size).toBe(0);
     expect(await snapshot(db)).toEqual({ jobs: [], attempts: [] });
   });
+
+  it('releases the next held job of the delivered job\'s record (ordering record)', async () => {
+    const { db, caps } = t.ctx.database;
+    await seedJob(db, { id: 'job_1', webhookId: 'wh_a', recordId: 'rec_1', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 5_000 } });
+    const next = await seedJob(db, { id: 'job_2', webhookId: 'wh_a', recordId: 'rec_1', state: 'held' });
+    const after = await seedJob(db, { id: 'job_3', webhookId: 'wh_a', recordId: 'rec_1', state: 'held' });
+    await complete(db, caps, { now: NOW, done: [{ job: { id: 'job_1', lease: 'lease_A' }, attempt: okAttempt() }] });
+    expect(await jobRow(db, 'job_2')).toEqual({ ...next, state: 'pending', next_attempt_at: NOW, updated_at: NOW });
+    expect(await jobRow(db, 'job_3')).toEqual(after);
+  });
 });

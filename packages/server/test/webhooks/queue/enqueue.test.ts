@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventInput } from '../../../src/webhooks/envelope.js';
 import { claim } from '../../../src/webhooks/queue/claim.js';
+import { complete } from '../../../src/webhooks/queue/complete.js';
 import { enqueue, type JobHandoff } from '../../../src/webhooks/queue/enqueue.js';
 import { release } from '../../../src/webhooks/queue/release.js';
 import { createTestContext, type TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
-import { NOW, T0, allJobs, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+import { NOW, T0, allJobs, okAttempt, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
 
 // Key order, unicode and escapes: the body must carry the payload's bytes exactly as JSON.stringify wrote them.
 const EVENT: EventInput = { topic: 'record.created', collection: 'issues', recordId: 'rec_9', payload: { title: 'héllo "q" \u2028', n: 1, z: { b: [1, 2], a: null } } };
@@ -95,6 +96,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
         job: { id: a.id, webhookId: 'wh_a', lease: 'lease_H', leaseExpiresAt: NOW + 30_000, attemptCount: 0, roundStart: 0, body: bodyOf(a.id, out.eventId) },
         target: {
           id: 'wh_a', name: 'wh_a', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: true, secretSealed: 'sealed-secret',
+          collections: null, filter: null, changedFields: null, ordering: 'none',
           previousSecretSealed: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
         },
       },
@@ -117,5 +119,40 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     ).rejects.toThrow('the record write failed');
     expect(await events()).toEqual([]);
     expect(await snapshot(db)).toEqual({ jobs: [], attempts: [] });
+  });
+  it('[*] → held for an ordered target while the record has an unfinished job, never handed over; other records and targets as before', async () => {
+    const { db, caps } = t.ctx.database;
+    await db.updateTable('webhooks').set({ ordering: 'record' }).where('id', '=', 'wh_a').execute();
+    const handoff: JobHandoff = { leaseFor: () => ({ lease: 'lease_H', expiresAt: NOW + 30_000 }), adopt: () => {} };
+    const first = await db.transaction().execute((trx) => enqueue(trx, caps, EVENT, { now: NOW, handoff }));
+    expect(first.handedOver.map((h) => h.job.webhookId).sort()).toEqual(['wh_a', 'wh_b']);
+    const second = await db.transaction().execute((trx) => enqueue(trx, caps, EVENT, { now: NOW, handoff }));
+    const other = await db.transaction().execute((trx) => enqueue(trx, caps, { ...EVENT, recordId: 'rec_8' }, { now: NOW, handoff }));
+    expect(second.handedOver.map((h) => h.job.webhookId)).toEqual(['wh_b']);
+    expect(second.pending).toBe(0);
+    expect(other.handedOver.map((h) => h.job.webhookId).sort()).toEqual(['wh_a', 'wh_b']);
+    const jobs = await allJobs(db);
+    const stateOf = (id: string) => jobs.find((j) => j.id === id)!.state;
+    expect(second.jobIds.map(stateOf).sort()).toEqual(['delivering', 'held']);
+    expect(jobs.filter((j) => j.state === 'held').map((j) => [j.webhook_id, j.record_id, j.lease_id])).toEqual([['wh_a', 'rec_9', null]]);
+  });
+  it('a held job written while its record\'s head is being completed is released, never stranded', async () => {
+    const { db, caps } = t.ctx.database;
+    await db.updateTable('webhooks').set({ ordering: 'record' }).where('id', '=', 'wh_a').execute();
+    await seedEvent(db, 'evt_head');
+    await seedJob(db, { id: 'del_00000000000000000000000000', webhookId: 'wh_a', eventId: 'evt_head', recordId: 'rec_9', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 60_000 } });
+    let completing: Promise<Set<string>> | null = null;
+    const written = await db.transaction().execute(async (trx) => {
+      const out = await enqueue(trx, caps, EVENT, { now: NOW, handoff: null });
+      // The head's completion starts while this write is open: on PostgreSQL it waits for the write's lock on the
+      // head; on SQLite for the write's transaction. Either way it must then see the held job and release it.
+      completing = complete(db, caps, { now: NOW + 1, done: [{ job: { id: 'del_00000000000000000000000000', lease: 'lease_A' }, attempt: okAttempt() }] });
+      await new Promise((r) => setTimeout(r, 100));
+      return out;
+    });
+    expect(await completing!).toEqual(new Set(['del_00000000000000000000000000']));
+    const jobs = await allJobs(db);
+    const mine = jobs.find((j) => written.jobIds.includes(j.id) && j.webhook_id === 'wh_a')!;
+    expect(mine.state).toBe('pending');
   });
 });

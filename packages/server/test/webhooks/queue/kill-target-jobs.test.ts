@@ -3,7 +3,7 @@ import { complete } from '../../../src/webhooks/queue/complete.js';
 import { killTargetJobs } from '../../../src/webhooks/queue/kill-target-jobs.js';
 import { createTestContext, type TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
-import { NOW, T0, okAttempt, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+import { NOW, T0, jobRow, okAttempt, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
 
 /** pending|delivering → dead for a deleted target's unfinished jobs, in the delete's transaction. */
 describe.each(DIALECTS)('killTargetJobs (%s)', (dialect) => {
@@ -36,5 +36,12 @@ describe.each(DIALECTS)('killTargetJobs (%s)', (dialect) => {
     expect((await complete(db, caps, { now: NOW + 1, done: [{ job: { id: 'job_2', lease: 'lease_A' }, attempt: okAttempt() }] })).size).toBe(0);
     expect(await snapshot(db)).toEqual(after);
     expect(await killTargetJobs(db, { now: NOW + 2, webhookId: 'wh_a' })).toBe(0);
+  });
+
+  it('kills held jobs too', async () => {
+    const { db } = t.ctx.database;
+    await seedJob(db, { id: 'job_h', webhookId: 'wh_a', state: 'held' });
+    expect(await killTargetJobs(db, { now: NOW, webhookId: 'wh_a' })).toBe(1);
+    expect((await jobRow(db, 'job_h'))?.state).toBe('dead');
   });
 });

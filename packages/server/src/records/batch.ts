@@ -1,0 +1,108 @@
+import type { Context } from '../context.js';
+import { AppError } from '../errors.js';
+import { sha256Hex } from '../lib/crypto.js';
+import type { Enqueued } from '../webhooks/queue/enqueue.js';
+import type { Outbox } from '../webhooks/outbox.js';
+import { checkData, createInTransaction, patchInTransaction, removeInTransaction, writeOnce, type Replayable } from './changes.js';
+import { findCollection, type Collection } from './collections-store.js';
+import type { RecordJson } from './record-json.js';
+
+export interface BatchOperation {
+  method: 'POST' | 'PATCH' | 'DELETE';
+  collection: string;
+  id?: string;
+  data?: Record<string, unknown>;
+  ifMatch?: number;
+}
+
+/** Who runs the batch: the id idempotency keys are scoped to, and the check that throws `forbidden` for a collection. */
+export interface BatchCaller {
+  tokenId: string;
+  authorize(collection: string): void;
+}
+
+export type BatchResult = { status: 201 | 200; record: RecordJson } | { status: 204 };
+
+/** An operation's error as the batch's: same status and code, its paths under `/operations/<i>`. */
+function asBatchError(err: unknown, index: number): unknown {
+  if (!(err instanceof AppError)) return err;
+  const base = `/operations/${index}`;
+  const errors = err.extra.errors?.map((e) => ({ ...e, path: `${base}${e.path}` })) ?? [{ path: base, message: err.message }];
+  return new AppError(err.code, `Operation ${index}: ${err.message}`, { ...err.extra, errors });
+}
+
+/** Fields a method takes and needs; the body schema allows all of them on every operation. */
+function checkShape(op: BatchOperation): void {
+  const errors: Array<{ path: string; message: string }> = [];
+  const needs = (key: keyof BatchOperation, wanted: boolean) => {
+    if (wanted && op[key] === undefined) errors.push({ path: `/${key}`, message: `is required for ${op.method}` });
+    if (!wanted && op[key] !== undefined) errors.push({ path: `/${key}`, message: `is not allowed for ${op.method}` });
+  };
+  needs('id', op.method !== 'POST');
+  needs('data', op.method !== 'DELETE');
+  if (op.method === 'POST') needs('ifMatch', false);
+  if (errors.length > 0) throw new AppError('validation_failed', 'The operation is malformed.', { errors });
+}
+
+/**
+ * The token may write every collection the batch names, all of which exist (a missing one is refused like a
+ * forbidden one, so names cannot be probed): decided for every operation before any of them runs.
+ */
+async function authorizeAll(ctx: Context, may: BatchCaller['authorize'], operations: readonly BatchOperation[]): Promise<Collection[]> {
+  const known = new Map<string, Collection | null>();
+  const out: Collection[] = [];
+  for (const [i, op] of operations.entries()) {
+    try {
+      may(op.collection);
+      if (!known.has(op.collection)) known.set(op.collection, await findCollection(ctx.database.db, op.collection));
+      const collection = known.get(op.collection);
+      if (!collection) throw new AppError('forbidden', 'This token may not use this collection.');
+      out.push(collection);
+    } catch (err) {
+      throw asBatchError(err, i);
+    }
+  }
+  return out;
+}
+
+/**
+ * `POST /api/v1/batch`: every operation in one transaction, in order, each with its event and jobs, through the
+ * same writes as a single request; the first that fails rolls all of them back. The outbox hears of every job
+ * once, after the commit.
+ */
+export async function runBatch(
+  ctx: Context,
+  outbox: Outbox,
+  caller: BatchCaller,
+  operations: readonly BatchOperation[],
+  idempotencyKey: string | undefined,
+): Promise<Replayable<BatchResult[]>> {
+  const collections = await authorizeAll(ctx, (c) => caller.authorize(c), operations);
+  const requestHash = sha256Hex(`batch\0${JSON.stringify(operations)}`);
+  const idempotency = idempotencyKey === undefined ? undefined : { tokenId: caller.tokenId, key: idempotencyKey, requestHash };
+  return writeOnce<BatchResult[]>(ctx, outbox, idempotency, async (trx, now) => {
+    const results: BatchResult[] = [];
+    const jobs: Array<Enqueued | null> = [];
+    for (const [i, op] of operations.entries()) {
+      const collection = collections[i]!;
+      try {
+        checkShape(op);
+        if (op.method === 'DELETE') {
+          jobs.push(await removeInTransaction(trx, outbox, collection, { id: op.id!, ifMatch: op.ifMatch ?? null }, now));
+          results.push({ status: 204 });
+          continue;
+        }
+        checkData(collection, op.data!, op.method === 'PATCH');
+        const written =
+          op.method === 'POST'
+            ? await createInTransaction(trx, outbox, collection, op.data!, now)
+            : await patchInTransaction(trx, outbox, collection, { id: op.id!, data: op.data!, ifMatch: op.ifMatch ?? null }, now);
+        jobs.push(written.jobs);
+        results.push({ status: op.method === 'POST' ? 201 : 200, record: written.record });
+      } catch (err) {
+        throw asBatchError(err, i);
+      }
+    }
+    return { status: 200, value: results, jobs };
+  });
+}
