@@ -589,7 +589,7 @@ export interface paths {
                     /** @description Only these collections (repeatable). */
                     collection?: string[];
                     /** @description Only these topics (repeatable). */
-                    topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+                    topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
                     /** @description Seconds to wait for a matching event when there is none yet. */
                     wait?: number;
                 };
@@ -760,8 +760,11 @@ export interface components {
             id: string;
             name: string;
             url: string;
-            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
             enabled: boolean;
+            /** @description manual: an admin disabled it; failing: svc did, after SVC_WEBHOOK_DISABLE_AFTER without success; gone: svc did, on a 410 answer */
+            disabledReason: "manual" | "failing" | "gone" | null;
+            disabledAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -771,8 +774,11 @@ export interface components {
             id: string;
             name: string;
             url: string;
-            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
             enabled: boolean;
+            /** @description manual: an admin disabled it; failing: svc did, after SVC_WEBHOOK_DISABLE_AFTER without success; gone: svc did, on a 410 answer */
+            disabledReason: "manual" | "failing" | "gone" | null;
+            disabledAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -796,7 +802,7 @@ export interface components {
             id: string;
             webhookId: string;
             /** @enum {unknown} */
-            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test";
+            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead";
             collection: string;
             recordId: string;
             /** @enum {unknown} */
@@ -816,7 +822,7 @@ export interface components {
             id: string;
             webhookId: string;
             /** @enum {unknown} */
-            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test";
+            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead";
             collection: string;
             recordId: string;
             /** @enum {unknown} */
@@ -863,7 +869,7 @@ export interface components {
             limits: {
                 [key: string]: number;
             };
-            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
         };
         RecordList: {
             items: components["schemas"]["Record"][];
@@ -888,7 +894,7 @@ export interface components {
         Event: {
             id: string;
             /** @enum {unknown} */
-            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test";
+            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead";
             collection: string;
             recordId: string;
             /** Format: date-time */

@@ -77,6 +77,12 @@ export interface WebhooksTable {
   updated_at: number;
   /** Set when the target is deleted (soft): every route treats it as gone. */
   deleted_at: number | null;
+  /** Why and since when it is disabled (migration 007); both null while enabled. */
+  disabled_reason: 'manual' | 'failing' | 'gone' | null;
+  disabled_at: number | null;
+  /** The auto-disable rule's counters: the first failed attempt after the last success (null while healthy), and failed attempts since. */
+  failing_since: number | null;
+  failed_attempts: number;
 }
 
 export interface EventsTable {

@@ -100,6 +100,10 @@ export const Webhook = Type.Object(
     url: Type.String(),
     topics: Type.Array(TopicSchema),
     enabled: Type.Boolean(),
+    disabledReason: Type.Union([Type.Literal('manual'), Type.Literal('failing'), Type.Literal('gone'), Type.Null()], {
+      description: 'manual: an admin disabled it; failing: svc did, after SVC_WEBHOOK_DISABLE_AFTER without success; gone: svc did, on a 410 answer',
+    }),
+    disabledAt: Type.Union([DateTime, Type.Null()]),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -156,7 +160,7 @@ export const Capabilities = Type.Object(
   {
     apiVersion: Type.Literal('1'),
     features: Type.Array(Type.String()),
-    limits: Type.Record(Type.String(), Type.Integer()),
+    limits: Type.Record(Type.String(), Type.Number()),
     topics: Type.Array(TopicSchema),
   },
   { $id: 'Capabilities', ...strict },

@@ -55,3 +55,6 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
 
 /** The reserved record id of `webhook.test` envelopes. */
 export const TEST_RECORD_ID = 'rec_00000000000000000000000000';
+
+/** The reserved collection of operational events' envelopes (`webhook.disabled`, `delivery.dead`; SPEC §10). */
+export const OPERATIONAL_COLLECTION = '_svc';

@@ -23,6 +23,8 @@ export const FEATURES = [
   'webhooks.destination-guard',
   'openapi-3.1',
   'events.feed',
+  'webhooks.auto-disable',
+  'webhooks.operational-events',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */
@@ -48,6 +50,9 @@ export function capabilities(ctx: Context) {
       listMaxBytes: c.listMaxBytes,
       eventsListMaxLimit: EVENTS_MAX_LIMIT,
       eventsWaitMaxSeconds: EVENTS_MAX_WAIT_SECONDS,
+      retentionDeliveredDays: c.retentionDeliveredDays,
+      retentionDeadDays: c.retentionDeadDays,
+      retentionEventsDays: c.retentionEventsDays,
     },
     topics: [...TOPICS],
   };

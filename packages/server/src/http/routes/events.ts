@@ -55,10 +55,10 @@ export function createFeedRuntime(ctx: Context): FeedRuntime {
 
 type FeedQueryValue = { after?: string; limit?: number; collection?: string[]; topic?: string[]; wait?: number };
 
-const answerPage = async (ctx: Context, feed: FeedRuntime, q: FeedQueryValue, collections: readonly string[] | null) =>
+const answerPage = async (ctx: Context, feed: FeedRuntime, q: FeedQueryValue, collections: readonly string[] | null, operational = false) =>
   feedPage(ctx, {
     after: decodeFeedCursor(q.after),
-    filter: { collections, topics: q.topic ?? null },
+    filter: { collections, topics: q.topic ?? null, operational },
     limit: q.limit ?? 100,
     waitMs: (q.wait ?? 0) * 1000,
     maxBytes: ctx.config.listMaxBytes,
@@ -89,7 +89,7 @@ export const eventRoutes =
     });
   };
 
-/** The admin twin (SPEC §7): every collection, for an admin session; the admin UI reads it with fetch. */
+/** The admin twin (SPEC §7): every collection and svc's operational events (§10), for an admin session; the admin UI reads it with fetch. */
 export const adminEventRoutes =
   (ctx: Context, feed: FeedRuntime): FastifyPluginAsync =>
   async (plain) => {
@@ -97,7 +97,7 @@ export const adminEventRoutes =
     app.get('/admin/v1/events', {
       schema: { ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
     }, async (request, reply) => {
-      const json = await answerPage(ctx, feed, request.query, feedCollections(null, request.query.collection));
+      const json = await answerPage(ctx, feed, request.query, feedCollections(null, request.query.collection), true);
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
   };

@@ -33,16 +33,18 @@ export interface Enqueued {
 
 /**
  * [*] → pending, or [*] → delivering (hand-off): inside the caller's transaction, the event and one job per enabled
- * subscribed target (or for `onlyTargetId`). Either all of it commits with the record write or none of it does.
+ * subscribed target (or for `onlyTargetId`; never for `exceptTargetId`). Either all of it commits with the record write or none of it does.
  */
 export async function enqueue(
   trx: Kysely<Tables>,
   caps: DialectCapabilities,
   event: EventInput,
-  opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string },
+  opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string; exceptTargetId?: string },
 ): Promise<Enqueued> {
   const { now, handoff, onlyTargetId } = opts;
-  const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : await subscribedTargets(trx, event.topic);
+  const found = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : await subscribedTargets(trx, event.topic);
+  // An operational event is never sent to the target it is about (SPEC §10).
+  const targets = opts.exceptTargetId === undefined ? found : found.filter((t) => t.id !== opts.exceptTargetId);
   const eventId = newId('evt', now);
   // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
   const inFeed = event.topic !== 'webhook.test';

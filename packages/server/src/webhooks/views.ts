@@ -1,0 +1,33 @@
+import type { DeliveryJobsTable } from '../db/tables.js';
+import { iso } from '../lib/clock.js';
+import type { TargetRow } from './targets-store.js';
+
+/**
+ * A target and a job as the admin API shows them. Here rather than in http/ because operational events carry the
+ * same shapes in their payloads (SPEC §10), and the two must never drift apart. Never a secret.
+ */
+export const targetView = (t: TargetRow) => ({
+  id: t.id,
+  name: t.name,
+  url: t.url,
+  topics: t.topics,
+  enabled: t.enabled,
+  disabledReason: t.disabledReason,
+  disabledAt: t.disabledAt === null ? null : iso(t.disabledAt),
+  createdAt: iso(t.createdAt),
+  updatedAt: iso(t.updatedAt),
+});
+
+export const jobView = (j: DeliveryJobsTable) => ({
+  id: j.id,
+  webhookId: j.webhook_id,
+  topic: j.topic,
+  collection: j.collection,
+  recordId: j.record_id,
+  state: j.state,
+  attemptCount: j.attempt_count,
+  nextAttemptAt: j.state === 'pending' ? iso(j.next_attempt_at) : null,
+  lastError: j.last_error_code === null ? null : { code: j.last_error_code, message: j.last_error_message ?? '' },
+  createdAt: iso(j.created_at),
+  updatedAt: iso(j.updated_at),
+});
