@@ -25,6 +25,7 @@ export const FEATURES = [
   'events.feed',
   'webhooks.auto-disable',
   'webhooks.operational-events',
+  'retention',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */
