@@ -103,7 +103,7 @@ export function registerRetentionMetrics(registry: Registry): (removed: Partial<
  * this; one prunes at a time). Returns the stop function, which waits for a batch under way.
  */
 export function startRetention(ctx: Context, onBatch: (removed: Partial<PruneCounts>) => void): () => Promise<void> {
-  const owner = randomBytes(9).toString('base64url');
+  const owner = randomBytes(9).toString('hex');
   let stopped = false;
   let running: Promise<void> | null = null;
   const leased = () => takeLease(ctx.database.db, LEASE_KEY, owner, ctx.clock.now(), LEASE_MS);

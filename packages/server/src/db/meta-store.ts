@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Tables } from './tables.js';
 
 export async function getMeta(db: Kysely<Tables>, key: string): Promise<string | null> {
@@ -39,7 +39,8 @@ export async function takeLease(db: Kysely<Tables>, key: string, owner: string, 
       oc
         .column('key')
         .doUpdateSet({ value: mine })
-        .where((eb) => eb.or([eb('svc_meta.value', '<', stamp(now)), eb('svc_meta.value', 'like', `%|${owner}`)])),
+        // Expired (its 15-digit expiry sorts before now's), or the caller's own (the owner follows `<expiry>|`).
+        .where((eb) => eb.or([eb('svc_meta.value', '<', stamp(now)), eb(sql<string>`substr(svc_meta.value, 17)`, '=', owner)])),
     )
     .returning('value')
     .executeTakeFirst();
