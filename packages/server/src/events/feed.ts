@@ -6,6 +6,8 @@ import { decodeCursor, encodeCursor, listJson } from '../lib/cursor.js';
 import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 import { PRUNED_THROUGH_KEY } from './retention-store.js';
 
+export { PRUNED_THROUGH_KEY };
+
 /** Before the first event: where a feed read without `after` starts. */
 const ORIGIN: FeedPosition = { tx: -1, position: -1 };
 /** Long-polls look again this often even without a wake-up (a lost NOTIFY, another process's commit). */
