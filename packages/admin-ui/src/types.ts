@@ -58,7 +58,7 @@ export interface ApiToken {
   token?: string;
 }
 
-export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test'] as const;
+export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead'] as const;
 
 export interface Webhook {
   id: string;
@@ -71,6 +71,9 @@ export interface Webhook {
   filter: string | null;
   changedFields: string[] | null;
   ordering: 'none' | 'record';
+  /** Why it is disabled: an admin (manual), or svc after failures (failing) or a 410 answer (gone). */
+  disabledReason?: 'manual' | 'failing' | 'gone' | null;
+  disabledAt?: string | null;
   createdAt: string;
   updatedAt: string;
   secret?: string;

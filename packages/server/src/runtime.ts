@@ -19,6 +19,7 @@ import type { Resolver } from './lib/resolver.js';
 import { createDeliveryResolver } from './webhooks/dns-resolver.js';
 import { registerWebhookMetrics } from './webhooks/metrics.js';
 import { startMaintenance } from './maintenance.js';
+import { registerRetentionMetrics, startRetention } from './retention.js';
 import { DeliveryWorker, type DeliverySender } from './webhooks/worker/worker.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -112,6 +113,8 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   let url: string | null = null;
   let setupLink: string | null = null;
   let stopMaintenance: (() => void) | null = null;
+  // Every process may prune; the lease lets one at a time (retention.ts).
+  const stopRetention = startRetention(ctx, registerRetentionMetrics(registry));
   if (parts.worker) {
     const sender = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver)));
     worker = new DeliveryWorker(ctx, sender, metrics);
@@ -139,6 +142,7 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
     async stop() {
       // Stop taking requests first, then let in-flight deliveries finish or hand them back, then close the pool.
       stopMaintenance?.();
+      await stopRetention();
       if (app) await app.close();
       if (worker) await worker.stop();
       if (client) await client.close();

@@ -113,7 +113,7 @@ export function webhookPage(ctx: PageContext): HTMLElement {
         banner.show(errorBanner(err));
       }
     });
-    return pageHeader(h('span', null, target.name, ' ', target.enabled ? badge('enabled', 'ok', 'webhook-state') : badge('disabled', 'muted', 'webhook-state')), {
+    return pageHeader(h('span', null, target.name, ' ', target.enabled ? badge('enabled', 'ok', 'webhook-state') : badge(target.disabledReason && target.disabledReason !== 'manual' ? `disabled: ${target.disabledReason}` : 'disabled', 'muted', 'webhook-state')), {
       testid: 'webhook-title',
       subtitle: h('span', { class: 'mono small' }, target.url),
       actions: [

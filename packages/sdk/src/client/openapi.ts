@@ -208,6 +208,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * svc disabled a target (after failures, or on a 410 answer); never sent to that target
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         */
+        post: operations["receiveWebhookDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "delivery.dead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery job ended dead; never sent to its own target, never for an operational event
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         */
+        post: operations["receiveDeliveryDead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -257,7 +297,7 @@ export interface components {
             limits: {
                 [key: string]: number;
             };
-            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
         };
         RecordList: {
             items: components["schemas"]["Record"][];
@@ -266,7 +306,7 @@ export interface components {
         Event: {
             id: string;
             /** @enum {unknown} */
-            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test";
+            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead";
             collection: string;
             recordId: string;
             /** Format: date-time */
@@ -347,6 +387,46 @@ export interface components {
                 test: true;
                 /** Format: date-time */
                 occurredAt: string;
+            };
+        };
+        WebhookDisabledEnvelope: {
+            /** @constant */
+            version: "1";
+            id: string;
+            /** @constant */
+            topic: "webhook.disabled";
+            /** @constant */
+            collection: "_svc";
+            /** @constant */
+            recordId: "rec_00000000000000000000000000";
+            payload: {
+                /** @description The target as the admin API shows it (never its secret). */
+                webhook: Record<string, never>;
+                /** @enum {unknown} */
+                reason: "failing" | "gone";
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description The event's id in the feed (GET /api/v1/events); absent from deliveries queued before the feed existed. */
+                eventId: string;
+            };
+        };
+        DeliveryDeadEnvelope: {
+            /** @constant */
+            version: "1";
+            id: string;
+            /** @constant */
+            topic: "delivery.dead";
+            /** @constant */
+            collection: "_svc";
+            /** @constant */
+            recordId: "rec_00000000000000000000000000";
+            payload: {
+                /** @description The job as the admin API lists it, without envelope or attempts. */
+                delivery: Record<string, never>;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description The event's id in the feed (GET /api/v1/events); absent from deliveries queued before the feed existed. */
+                eventId: string;
             };
         };
     };
@@ -1032,7 +1112,7 @@ export interface operations {
                 /** @description Only these collections (repeatable). */
                 collection?: string[];
                 /** @description Only these topics (repeatable). */
-                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
                 /** @description Seconds to wait for a matching event when there is none yet. */
                 wait?: number;
             };
@@ -1115,7 +1195,7 @@ export interface operations {
                 /** @description Only these collections (repeatable). */
                 collection?: string[];
                 /** @description Only these topics (repeatable). */
-                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test")[];
+                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
             };
             header?: {
                 /** @description The id of the last event received: the stream resumes after it. */
@@ -1377,6 +1457,112 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookTestEnvelope"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify. Like any other non-2xx status, the delivery is retried on schedule and ends dead after the last attempt. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not now: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx status line within the timeout. Up to 1 KiB of the body is kept for diagnostics. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveWebhookDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
+                "Svc-Delivery": string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
+                "Svc-Timestamp": string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
+                "Svc-Signature": string;
+                "User-Agent": "svc-webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDisabledEnvelope"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify. Like any other non-2xx status, the delivery is retried on schedule and ends dead after the last attempt. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not now: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx status line within the timeout. Up to 1 KiB of the body is kept for diagnostics. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveDeliveryDead: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
+                "Svc-Delivery": string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
+                "Svc-Timestamp": string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
+                "Svc-Signature": string;
+                "User-Agent": "svc-webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryDeadEnvelope"];
             };
         };
         responses: {

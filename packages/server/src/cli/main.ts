@@ -6,6 +6,7 @@ import { SCOPES, type Scope } from '../auth/api-tokens-store.js';
 import { createAdmin } from '../auth/setup.js';
 import { AppError } from '../errors.js';
 import { drainLogger, openContext, startProcess, type Running } from '../runtime.js';
+import { PRUNED_TABLES, prunePass } from '../retention.js';
 import { pino } from 'pino';
 
 /** Errors go to stderr with exit status 1; a command's result alone goes to stdout. */
@@ -158,6 +159,24 @@ program
       die(err);
     }
     process.stdout.write('svc listen: stopped\n');
+  });
+
+program
+  .command('prune')
+  .description('run one retention pass now and print the rows it removed per table (SVC_RETENTION_*)')
+  .option('--dry-run', 'count what would be removed, remove nothing')
+  .action(async (opts: { dryRun?: boolean }) => {
+    const c = config();
+    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    try {
+      const counts = await prunePass(ctx, { dryRun: opts.dryRun === true });
+      const verb = opts.dryRun ? 'would be removed' : 'removed';
+      for (const table of PRUNED_TABLES) process.stdout.write(`${table}: ${counts[table]} ${verb}\n`);
+    } catch (err) {
+      await ctx.database.close();
+      die(err);
+    }
+    await ctx.database.close();
   });
 
 program.parseAsync(process.argv).catch(die);

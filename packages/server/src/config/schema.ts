@@ -50,6 +50,13 @@ export interface Config {
   readonly streamsPerToken: number;
   /** Most operations in one `POST /api/v1/batch` (one transaction). */
   readonly batchMaxOperations: number;
+  /** Auto-disable (SPEC §10): this long without a successful attempt, with at least the minimum of failed ones. */
+  readonly webhookDisableAfterMs: number;
+  readonly webhookDisableMinFailures: number;
+  /** Retention in days (decimals allowed): delivered jobs from delivery, dead jobs from death, events from occurrence. */
+  readonly retentionDeliveredDays: number;
+  readonly retentionDeadDays: number;
+  readonly retentionEventsDays: number;
 }
 
 export class ConfigError extends Error {
@@ -108,6 +115,25 @@ export function parseDurationList(raw: string): number[] {
     return ms;
   });
 }
+
+/** One duration such as `5d` or `90m`, in milliseconds. */
+const duration =
+  (maxMs: number): Parser<number> =>
+  (raw) => {
+    const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(raw.trim());
+    if (!m) throw new Error(`"${raw}" is not <integer>ms|s|m|h|d`);
+    const ms = Number(m[1]) * UNIT_MS[m[2]!]!;
+    if (ms < 1 || ms > maxMs) throw new Error(`must be between 1ms and ${maxMs / UNIT_MS.d!}d, got "${raw}"`);
+    return ms;
+  };
+
+/** Days, decimals allowed (`0.0001` is about nine seconds, for tests), more than zero. */
+const days: Parser<number> = (raw) => {
+  if (!/^\d{1,6}(\.\d{1,9})?$/.test(raw.trim())) throw new Error(`expected a number of days such as 30 or 0.5, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n <= 0 || n > 36_500) throw new Error(`must be more than 0 and at most 36500, got ${raw}`);
+  return n;
+};
 
 const publicUrl: Parser<string> = (raw) => {
   let url: URL;
@@ -254,5 +280,28 @@ export const SETTINGS: readonly Setting[] = [
   setting({
     key: 'batchMaxOperations', env: 'SVC_BATCH_MAX_OPERATIONS', defaultText: '100',
     doc: 'most operations in one `POST /api/v1/batch` (all of them one transaction)', parse: integer(1, 10_000), fallback: () => 100,
+  }),
+  setting({
+    key: 'webhookDisableAfterMs', env: 'SVC_WEBHOOK_DISABLE_AFTER', defaultText: '5d',
+    doc: 'a target with no successful attempt for this long (from its first failed attempt after its last success) is disabled (`failing`), given SVC_WEBHOOK_DISABLE_MIN_FAILURES',
+    parse: duration(365 * UNIT_MS.d!), fallback: () => 5 * UNIT_MS.d!,
+  }),
+  setting({
+    key: 'webhookDisableMinFailures', env: 'SVC_WEBHOOK_DISABLE_MIN_FAILURES', defaultText: '10',
+    doc: 'failed attempts (in that time) a target needs before it is disabled as failing; a 410 Gone answer disables it at once',
+    parse: integer(1, 1_000_000), fallback: () => 10,
+  }),
+  setting({
+    key: 'retentionDeliveredDays', env: 'SVC_RETENTION_DELIVERED_DAYS', defaultText: '30',
+    doc: 'delivered jobs and their attempts are pruned this many days after delivery (decimals allowed)', parse: days, fallback: () => 30,
+  }),
+  setting({
+    key: 'retentionDeadDays', env: 'SVC_RETENTION_DEAD_DAYS', defaultText: '90',
+    doc: 'dead jobs and their attempts are pruned this many days after they died (decimals allowed)', parse: days, fallback: () => 90,
+  }),
+  setting({
+    key: 'retentionEventsDays', env: 'SVC_RETENTION_EVENTS_DAYS', defaultText: '30',
+    doc: 'events no unfinished or dead job needs are pruned this many days after they occurred (decimals allowed); older feed cursors get 410 cursor_expired',
+    parse: days, fallback: () => 30,
   }),
 ];

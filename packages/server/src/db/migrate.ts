@@ -6,6 +6,7 @@ import * as m003 from './migrations/003_lean_jobs.js';
 import * as m004 from './migrations/004_job_constraints.js';
 import * as m005 from './migrations/005_event_feed.js';
 import * as m006 from './migrations/006_subscriptions.js';
+import * as m007 from './migrations/007_operations.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004_job_constraints': m004,
   '005_event_feed': m005,
   '006_subscriptions': m006,
+  '007_operations': m007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -82,6 +82,12 @@ export interface WebhooksTable {
   filter: string | null;
   changed_fields: string | null;
   ordering: string;
+  /** Why and since when it is disabled (migration 007); both null while enabled. */
+  disabled_reason: 'manual' | 'failing' | 'gone' | null;
+  disabled_at: number | null;
+  /** The auto-disable rule's counters: the first failed attempt after the last success (null while healthy), and failed attempts since. */
+  failing_since: number | null;
+  failed_attempts: number;
 }
 
 export interface EventsTable {

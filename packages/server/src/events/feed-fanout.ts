@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Context } from '../context.js';
 import { AppError, problemBody } from '../errors.js';
 import { encodeFeedCursor, eventJson, laterOf, ORIGIN, RECHECK_MS, refuseExpired, type FeedWaker } from './feed.js';
+import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
 import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 
 /** Timings of the event streams; internal (tests shorten them), not configuration. */
@@ -34,6 +35,7 @@ export interface StreamRequest {
 
 const before = (a: FeedPosition, b: FeedPosition): boolean => a.tx < b.tx || (a.tx === b.tx && a.position < b.position);
 const matches = (f: FeedFilter, row: FeedRow): boolean =>
+  (f.operational === true || row.collection !== OPERATIONAL_COLLECTION) &&
   (f.collections === null || f.collections.includes(row.collection)) && (f.topics === null || f.topics.includes(row.topic));
 /** One event as an SSE frame; its JSON has no line breaks (stored payloads are compact JSON). */
 const frameOf = (row: FeedRow): Buffer => Buffer.from(`id: ${encodeFeedCursor(row)}\nevent: ${row.topic}\ndata: ${eventJson(row)}\n\n`);
@@ -176,7 +178,7 @@ export class FeedFanout {
 
   private async head(): Promise<FeedPosition> {
     const { db, caps } = this.ctx.database;
-    return (await readFeed(db, caps, { after: null, filter: { collections: null, topics: null }, limit: 0 })).head ?? ORIGIN;
+    return (await readFeed(db, caps, { after: null, filter: { collections: null, topics: null, operational: true }, limit: 0 })).head ?? ORIGIN;
   }
 
   /** Backlog in pages of its own, checked against retention each time, until it can join the shared reader. */
@@ -240,7 +242,7 @@ export class FeedFanout {
   private async readNew(): Promise<void> {
     const { db, caps } = this.ctx.database;
     for (;;) {
-      const { rows, head } = await readFeed(db, caps, { after: this.position, filter: { collections: null, topics: null }, limit: LIVE_PAGE });
+      const { rows, head } = await readFeed(db, caps, { after: this.position, filter: { collections: null, topics: null, operational: true }, limit: LIVE_PAGE });
       for (const row of rows) {
         const frame = frameOf(row);
         for (const stream of this.live) if (before(stream.position, row)) stream.send(row, frame);

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { Tables } from '../db/tables.js';
+import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
 
 /** A feed position: events are ordered by (tx, position), see docs/event-feed.md. */
 export interface FeedPosition {
@@ -20,6 +21,8 @@ export interface FeedRow extends FeedPosition {
 export interface FeedFilter {
   collections: readonly string[] | null;
   topics: readonly string[] | null;
+  /** Svc's operational events (collection `_svc`): the admin feed shows them, the public one never does. */
+  operational?: boolean;
 }
 
 /**
@@ -36,13 +39,14 @@ export async function readFeed(
   const { collections, topics } = opts.filter;
   const byCollection = collections === null ? sql`` : sql`and collection in (${sql.join(collections)})`;
   const byTopic = topics === null ? sql`` : sql`and topic in (${sql.join(topics)})`;
+  const byKind = opts.filter.operational ? sql`` : sql`and collection <> ${OPERATIONAL_COLLECTION}`;
   const { rows } = await sql<FeedRow & { head: boolean }>`
     with horizon as (select ${caps.feedHorizon()} as h),
     page as (
       select id, topic, collection, record_id, created_at, payload, tx, position, false as head
         from events, horizon
        where position is not null and tx < horizon.h and (tx, position) > (${after.tx}, ${after.position})
-             ${byCollection} ${byTopic}
+             ${byCollection} ${byTopic} ${byKind}
        order by tx, position
        limit ${opts.limit}),
     head as (

@@ -4,6 +4,9 @@ import { iso } from '../lib/clock.js';
 import { getMeta } from '../db/meta-store.js';
 import { decodeCursor, encodeCursor, listJson } from '../lib/cursor.js';
 import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
+import { PRUNED_THROUGH_KEY } from './retention-store.js';
+
+export { PRUNED_THROUGH_KEY };
 
 /** Before the first event: where a feed read without `after` starts. */
 export const ORIGIN: FeedPosition = { tx: -1, position: -1 };
@@ -44,8 +47,12 @@ export interface FeedPageRequest {
  */
 export async function feedPage(ctx: Context, req: FeedPageRequest): Promise<string> {
   const { db, caps } = ctx.database;
-  if (req.after !== null && req.after !== 'now') await refuseExpired(ctx, req.after);
-  const after = req.after === 'now' ? ((await readFeed(db, caps, { after: null, filter: req.filter, limit: 0 })).head ?? ORIGIN) : (req.after ?? ORIGIN);
+  const pruned = await prunedThrough(ctx);
+  if (req.after !== null && req.after !== 'now') refuseBelow(pruned, req.after);
+  // Without a cursor the feed starts after what retention pruned: an event kept below it (a dead job still needs it)
+  // is no longer in the feed, and a cursor pointing at it would be refused.
+  const start = req.after ?? pruned ?? ORIGIN;
+  const after = start === 'now' ? ((await readFeed(db, caps, { after: null, filter: req.filter, limit: 0 })).head ?? ORIGIN) : start;
   const deadline = Date.now() + req.waitMs;
   for (;;) {
     const { rows, head } = await readFeed(db, caps, { after, filter: req.filter, limit: req.limit });
@@ -128,18 +135,21 @@ export class FeedWaker {
   }
 }
 
-/** Where retention recorded the highest position it ever pruned (`<tx>.<position>`): cursors below it are gone. */
-export const PRUNED_THROUGH_KEY = 'feed_pruned_through';
+/** The highest position retention ever pruned (events/retention-store.ts), or null. */
+async function prunedThrough(ctx: Context): Promise<FeedPosition | null> {
+  const text = await getMeta(ctx.database.db, PRUNED_THROUGH_KEY);
+  if (text === null) return null;
+  const [tx, position] = text.split('.').map(Number) as [number, number];
+  return { tx, position };
+}
 
 /**
  * A cursor before what is retained would silently skip the pruned events: it is 410 `cursor_expired` instead, and the
  * consumer re-reads current state and resumes with `after=now` (SPEC §7).
  */
-export async function refuseExpired(ctx: Context, after: FeedPosition): Promise<void> {
-  const text = await getMeta(ctx.database.db, PRUNED_THROUGH_KEY);
-  if (text === null) return;
-  const [tx, position] = text.split('.').map(Number) as [number, number];
-  if (after.tx < tx || (after.tx === tx && after.position < position)) {
+function refuseBelow(pruned: FeedPosition | null, after: FeedPosition): void {
+  if (pruned === null) return;
+  if (after.tx < pruned.tx || (after.tx === pruned.tx && after.position < pruned.position)) {
     throw new AppError('cursor_expired', 'Events after this cursor were pruned: re-read current state, then resume with after=now.');
   }
 }
@@ -151,4 +161,9 @@ export function feedCollections(tokenCollections: readonly string[] | null, aske
     throw new AppError('forbidden', 'This token may not read events of that collection.');
   }
   return [...new Set(asked)];
+}
+
+/** A stream's check of its position against what retention has pruned (410 cursor_expired below it). */
+export async function refuseExpired(ctx: Context, after: FeedPosition): Promise<void> {
+  refuseBelow(await prunedThrough(ctx), after);
 }

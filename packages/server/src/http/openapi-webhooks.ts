@@ -1,6 +1,6 @@
 import type { Collection } from '../records/collections-store.js';
 import type { FieldType } from '../records/fields.js';
-import { TEST_RECORD_ID } from '../lib/ids.js';
+import { OPERATIONAL_COLLECTION, TEST_RECORD_ID } from '../lib/ids.js';
 import { TEST_COLLECTION } from '../webhooks/targets.js';
 import { TOPICS, type Topic } from '../webhooks/topics.js';
 
@@ -33,6 +33,14 @@ const recordPayload = (record: Json, previous: boolean): Json => ({
   },
 });
 
+/** An operational event (SPEC §10): collection `_svc`, the all-zero record id, its own payload. */
+const operational = (properties: Record<string, Json>): TopicBody => ({
+  kind: 'fixed',
+  collection: { const: OPERATIONAL_COLLECTION },
+  recordId: { const: TEST_RECORD_ID },
+  payload: { type: 'object', required: [...Object.keys(properties), 'occurredAt', 'eventId'], properties: { ...properties, occurredAt: DateTime, eventId } },
+});
+
 /**
  * One entry per topic; the Record type makes a new topic in TOPICS a compile error until it is described here.
  * An operational topic (not about one record) is `fixed`: its collection, record id and payload are its own.
@@ -49,6 +57,17 @@ export const TOPIC_BODIES: Record<Topic, { summary: string; body: TopicBody }> =
       recordId: { const: TEST_RECORD_ID },
       payload: { type: 'object', required: ['test', 'occurredAt'], properties: { test: { const: true }, occurredAt: DateTime } },
     },
+  },
+  'webhook.disabled': {
+    summary: 'svc disabled a target (after failures, or on a 410 answer); never sent to that target',
+    body: operational({
+      webhook: { type: 'object', description: 'The target as the admin API shows it (never its secret).' },
+      reason: { enum: ['failing', 'gone'] },
+    }),
+  },
+  'delivery.dead': {
+    summary: 'A delivery job ended dead; never sent to its own target, never for an operational event',
+    body: operational({ delivery: { type: 'object', description: 'The job as the admin API lists it, without envelope or attempts.' } }),
   },
 };
 

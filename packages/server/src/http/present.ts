@@ -1,7 +1,7 @@
 import type { ApiToken } from '../auth/api-tokens-store.js';
 import { iso } from '../lib/clock.js';
 import type { Collection } from '../records/collections-store.js';
-import type { TargetRow } from '../webhooks/targets-store.js';
+import { targetView } from '../webhooks/views.js';
 
 /** Internal rows → wire JSON. Times become RFC 3339 UTC strings here and nowhere else. */
 
@@ -21,16 +21,5 @@ export const presentToken = (t: ApiToken) => ({
   lastUsedAt: t.lastUsedAt === null ? null : iso(t.lastUsedAt),
 });
 
-export const presentTarget = (t: TargetRow) => ({
-  id: t.id,
-  name: t.name,
-  url: t.url,
-  topics: t.topics,
-  enabled: t.enabled,
-  collections: t.collections,
-  filter: t.filter,
-  changedFields: t.changedFields,
-  ordering: t.ordering,
-  createdAt: iso(t.createdAt),
-  updatedAt: iso(t.updatedAt),
-});
+/** The same shape operational events carry (webhooks/views.ts). */
+export const presentTarget = targetView;

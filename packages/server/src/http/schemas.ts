@@ -104,6 +104,10 @@ export const Webhook = Type.Object(
     filter: Type.Union([Type.String(), Type.Null()], { description: 'Only record events whose record (or previous state) matches this expression.' }),
     changedFields: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'record.updated only when one of these fields changed; null: any.' }),
     ordering: Type.Union([Type.Literal('none'), Type.Literal('record')], { description: '`record`: one record\'s deliveries to this target one at a time, oldest version first.' }),
+    disabledReason: Type.Union([Type.Literal('manual'), Type.Literal('failing'), Type.Literal('gone'), Type.Null()], {
+      description: 'manual: an admin disabled it; failing: svc did, after SVC_WEBHOOK_DISABLE_AFTER without success; gone: svc did, on a 410 answer',
+    }),
+    disabledAt: Type.Union([DateTime, Type.Null()]),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -160,7 +164,7 @@ export const Capabilities = Type.Object(
   {
     apiVersion: Type.Literal('1'),
     features: Type.Array(Type.String()),
-    limits: Type.Record(Type.String(), Type.Integer()),
+    limits: Type.Record(Type.String(), Type.Number()),
     topics: Type.Array(TopicSchema),
   },
   { $id: 'Capabilities', ...strict },

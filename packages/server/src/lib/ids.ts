@@ -53,5 +53,11 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${encodeTime(lastTime)}${lastRandom.map((d) => ALPHABET[d]).join('')}`;
 }
 
+/** Sorts before every id of `prefix` made at or after `nowMs`, and after every one made before it. */
+export const idFloor = (prefix: IdPrefix, nowMs: number): string => `${prefix}_${encodeTime(Math.max(0, Math.floor(nowMs)))}`;
+
 /** The reserved record id of `webhook.test` envelopes. */
 export const TEST_RECORD_ID = 'rec_00000000000000000000000000';
+
+/** The reserved collection of operational events' envelopes (`webhook.disabled`, `delivery.dead`; SPEC §10). */
+export const OPERATIONAL_COLLECTION = '_svc';

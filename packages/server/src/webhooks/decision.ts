@@ -29,7 +29,8 @@ export type AttemptError = { code: AttemptErrorCode; message: string };
 
 export type Decision =
   | { kind: 'delivered' }
-  | { kind: 'retry'; at: number; error: AttemptError }
+  /** `disable: 'gone'`: the receiver answered 410, so its target is disabled at once and this job waits with the rest. */
+  | { kind: 'retry'; at: number; error: AttemptError; disable?: 'gone' }
   | { kind: 'dead'; error: AttemptError }
   | { kind: 'not-attempted'; reason: NotAttemptedReason };
 
@@ -42,7 +43,12 @@ export function decide(facts: AttemptFacts): Decision {
   // Anything else failed, 3xx included: redirects are never followed.
   const error: AttemptError =
     result.kind === 'response' ? { code: 'http_status', message: `The receiver answered ${result.statusCode}.` } : { code: result.code, message: result.message };
-  if (facts.attemptInRound >= facts.schedule.length) return { kind: 'dead', error };
+  const gone = result.kind === 'response' && result.statusCode === 410;
+  if (facts.attemptInRound >= facts.schedule.length) {
+    // 410 Gone disables the target (SPEC §10): even the round's last attempt leaves its job pending, waiting like
+    // every job of a disabled target, due at once when the target is enabled again (its next failure ends it dead).
+    return gone ? { kind: 'retry', at: facts.now, error, disable: 'gone' } : { kind: 'dead', error };
+  }
   const base = facts.schedule[facts.attemptInRound]!;
   // ±10 % spreads a burst of failures so they do not all come back in the same millisecond; a 0s step stays 0.
   let wait = base === 0 ? 0 : Math.round(base * (0.9 + 0.2 * facts.jitter));
@@ -51,5 +57,5 @@ export function decide(facts: AttemptFacts): Decision {
     // Lengthens the wait, never shortens it, and never beyond the cap.
     wait = Math.max(wait, Math.min(result.retryAfterSeconds, RETRY_AFTER_CAP_SECONDS) * 1000);
   }
-  return { kind: 'retry', at: facts.now + wait, error };
+  return gone ? { kind: 'retry', at: facts.now + wait, error, disable: 'gone' } : { kind: 'retry', at: facts.now + wait, error };
 }

@@ -25,3 +25,9 @@ export const envelopeOf = (job: EnvelopeParts, payloadJson: string): string =>
 /** The envelope of a new delivery of `e`. */
 export const envelopeBody = (deliveryId: string, e: EventInput): string =>
   envelopeOf({ id: deliveryId, topic: e.topic, collection: e.collection, record_id: e.recordId }, JSON.stringify(e.payload));
+
+/** The topic of an envelope built by envelopeOf (its third member, always in that place). */
+export function envelopeTopic(body: string): string {
+  const m = /^\{"version":"1","id":"[^"]*","topic":"([^"]*)"/.exec(body);
+  return m ? m[1]! : '';
+}

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Tables, WebhooksTable } from '../db/tables.js';
 import type { Topic } from './topics.js';
 
@@ -12,12 +12,17 @@ export interface Subscription {
   ordering: Ordering;
 }
 
+export type DisabledReason = 'manual' | 'failing' | 'gone';
+
 export interface TargetRow extends Subscription {
   id: string;
   name: string;
   url: string;
   topics: Topic[];
   enabled: boolean;
+  /** Why it is disabled, and since when (SPEC §10): null while enabled. */
+  disabledReason: DisabledReason | null;
+  disabledAt: number | null;
   secretSealed: string;
   previousSecretSealed: string | null;
   previousSecretExpiresAt: number | null;
@@ -26,12 +31,14 @@ export interface TargetRow extends Subscription {
 }
 
 /** Only live targets are read into a TargetRow: a deleted one has no secret and is gone for every caller. */
-const toTarget = (r: WebhooksTable): TargetRow => ({
+export const toTarget = (r: WebhooksTable): TargetRow => ({
   id: r.id,
   name: r.name,
   url: r.url,
   topics: JSON.parse(r.topics) as Topic[],
   enabled: r.enabled === 1,
+  disabledReason: r.disabled_reason,
+  disabledAt: r.disabled_at === null ? null : Number(r.disabled_at),
   secretSealed: r.secret_sealed ?? '',
   previousSecretSealed: r.previous_secret_sealed,
   previousSecretExpiresAt: r.previous_secret_expires_at,
@@ -54,6 +61,10 @@ export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<vo
       url: t.url,
       topics: JSON.stringify(t.topics),
       enabled: t.enabled ? 1 : 0,
+      disabled_reason: t.disabledReason,
+      disabled_at: t.disabledAt,
+      failing_since: null,
+      failed_attempts: 0,
       secret_sealed: t.secretSealed,
       previous_secret_sealed: t.previousSecretSealed,
       previous_secret_expires_at: t.previousSecretExpiresAt,
@@ -104,7 +115,6 @@ export async function updateTarget(
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.url !== undefined) set.url = patch.url;
   if (patch.topics !== undefined) set.topics = JSON.stringify(patch.topics);
-  if (patch.enabled !== undefined) set.enabled = patch.enabled ? 1 : 0;
   if (patch.secretSealed !== undefined) set.secret_sealed = patch.secretSealed;
   if (patch.previousSecretSealed !== undefined) set.previous_secret_sealed = patch.previousSecretSealed;
   if (patch.previousSecretExpiresAt !== undefined) set.previous_secret_expires_at = patch.previousSecretExpiresAt;
@@ -112,7 +122,15 @@ export async function updateTarget(
   if (patch.filter !== undefined) set.filter = patch.filter;
   if (patch.changedFields !== undefined) set.changed_fields = jsonOrNull(patch.changedFields);
   if (patch.ordering !== undefined) set.ordering = patch.ordering;
-  const res = await db.updateTable('webhooks').set(set).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  let q = db.updateTable('webhooks').set(set);
+  // An admin's switch: disabling keeps the reason of a target already disabled; enabling clears it and the failure
+  // counters, so the auto-disable rule starts afresh instead of striking again at the next failed attempt.
+  if (patch.enabled === false) {
+    q = q.set({ enabled: 0, disabled_reason: sql`coalesce(disabled_reason, 'manual')`, disabled_at: sql`coalesce(disabled_at, ${now})` });
+  } else if (patch.enabled === true) {
+    q = q.set({ enabled: 1, disabled_reason: null, disabled_at: null, failing_since: null, failed_attempts: 0 });
+  }
+  const res = await q.where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 

@@ -85,6 +85,8 @@ export async function createTarget(ctx: Context, input: TargetInput): Promise<Ta
     url: input.url,
     topics: [...new Set(input.topics)],
     enabled,
+    disabledReason: enabled ? null : 'manual',
+    disabledAt: enabled ? null : now,
     secretSealed: ctx.box.seal(secret, id),
     previousSecretSealed: null,
     previousSecretExpiresAt: null,
@@ -130,7 +132,8 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
   });
   // Workers re-read targets on a wake-up: a new URL, topics or state applies to the next claim.
   await ctx.database.signal.notify().catch(() => {});
-  return { ...current, ...next, name: patch.name ?? current.name, url, topics: topics ?? current.topics, enabled, updatedAt: now };
+  // Read back: the disabled reason and time are the database's (a target svc disabled keeps its reason).
+  return requireTarget(ctx, id);
 }
 
 /** The target goes (soft: see deleteTarget), and in the same transaction its unfinished jobs end dead with `target_deleted`. */

@@ -48,13 +48,13 @@ describe('OpenAPI documents', () => {
   });
 
   it('capabilities publish the limits in force', async () => {
-    const other = await createTestApp('sqlite', { SVC_BODY_MAX_BYTES: '4096', SVC_WEBHOOK_RETRY_SCHEDULE: '0s,1m,1h', SVC_WEBHOOK_TIMEOUT_MS: '2500' });
+    const other = await createTestApp('sqlite', { SVC_BODY_MAX_BYTES: '4096', SVC_WEBHOOK_RETRY_SCHEDULE: '0s,1m,1h', SVC_WEBHOOK_TIMEOUT_MS: '2500', SVC_RETENTION_EVENTS_DAYS: '0.0001' });
     try {
       const res = await other.app.inject({ method: 'GET', url: '/api/v1/capabilities' });
       expect(res.statusCode).toBe(200);
       const caps = res.json();
       expect(caps.apiVersion).toBe('1');
-      expect(caps.topics).toEqual(['record.created', 'record.updated', 'record.deleted', 'webhook.test']);
+      expect(caps.topics).toEqual(['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead']);
       expect(caps.features).toEqual(expect.arrayContaining(['records', 'webhooks']));
       expect(caps.limits).toMatchObject({
         recordsListDefaultLimit: 50,
@@ -64,6 +64,9 @@ describe('OpenAPI documents', () => {
         webhookTimeoutMs: 2500,
         webhookSignatureToleranceSeconds: 300,
         webhookDiagnosticsMaxBytes: 1024,
+        retentionDeliveredDays: 30,
+        retentionDeadDays: 90,
+        retentionEventsDays: 0.0001,
       });
       const tooBig = await other.app.inject({ method: 'POST', url: '/admin/v1/collections', headers: { ...other.admin.headers, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x', fields: [], pad: 'p'.repeat(4096) }) });
       expect(tooBig.statusCode).toBe(413);

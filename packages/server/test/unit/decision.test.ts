@@ -12,7 +12,7 @@ interface Row {
   line: string;
   result: AttemptResult;
   attemptInRound: number;
-  expect: { kind: 'delivered' } | { kind: 'dead'; code: string } | { kind: 'not-attempted' } | { kind: 'retry'; waitMs: number; jittered: boolean };
+  expect: { kind: 'delivered' } | { kind: 'dead'; code: string } | { kind: 'not-attempted' } | { kind: 'retry'; waitMs: number; jittered: boolean; gone: boolean };
 }
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000 };
@@ -40,7 +40,7 @@ function docRows(): Row[] {
       : dead
         ? { kind: 'dead', code: dead[1]! }
         : retry
-          ? { kind: 'retry', waitMs: Number(retry[1]) * UNIT_MS[retry[2]!]!, jittered: retry[3] !== undefined }
+          ? { kind: 'retry', waitMs: Number(retry[1]) * UNIT_MS[retry[2]!]!, jittered: retry[3] !== undefined, gone: decision.includes('target disabled (`gone`)') }
           : decision.startsWith('not attempted')
             ? { kind: 'not-attempted' }
             : (() => {
@@ -73,6 +73,7 @@ describe('decide(): every row of the docs', () => {
           expect(wait).toBeLessThanOrEqual(Math.ceil(want.waitMs * 1.1));
         } else expect(wait).toBe(want.waitMs);
         expect(d.error.code).toBe(row.result.kind === 'response' ? 'http_status' : (row.result as { code: string }).code);
+        expect(d.disable).toBe(want.gone ? 'gone' : undefined);
       } else if (want.kind === 'dead') {
         expect(d).toMatchObject({ kind: 'dead', error: { code: want.code } });
       } else expect(d.kind).toBe(want.kind);
@@ -87,8 +88,8 @@ describe('decide(): properties', () => {
         const schedule = [0, 0, 5000, 60_000, 3_600_000];
         const d = decide({ result: { kind: 'response', statusCode: status, retryAfterSeconds: null }, attemptInRound: k, schedule, now: NOW, jitter });
         if (status >= 200 && status < 300) return d.kind === 'delivered';
-        if (k >= schedule.length) return d.kind === 'dead';
-        if (d.kind !== 'retry') return false;
+        if (k >= schedule.length) return status === 410 ? d.kind === 'retry' && d.at === NOW && d.disable === 'gone' : d.kind === 'dead';
+        if (d.kind !== 'retry' || (d.disable === 'gone') !== (status === 410)) return false;
         const base = schedule[k]!;
         const wait = d.at - NOW;
         return base === 0 ? wait === 0 : wait >= Math.floor(base * 0.9) && wait <= Math.ceil(base * 1.1);

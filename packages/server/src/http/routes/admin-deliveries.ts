@@ -10,26 +10,15 @@ import { idPattern } from '../../lib/ids.js';
 import { listAttempts } from '../../webhooks/queue/attempts-store.js';
 import { findEnvelope, findJob, listJobs } from '../../webhooks/queue/jobs-store.js';
 import { retryDead } from '../../webhooks/queue/retry-dead.js';
+import { jobView } from '../../webhooks/views.js';
 import { DeliveryJob, DeliveryJobDetail, DeliveryJobList, ListQuery, errorResponses, ref } from '../schemas.js';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: idPattern('del').source }) });
 const security = [{ adminSession: [], csrfToken: [] }];
 const State = Type.Union([Type.Literal('pending'), Type.Literal('delivering'), Type.Literal('delivered'), Type.Literal('dead')]);
 
-export const presentJob = (j: DeliveryJobsTable) => ({
-  id: j.id,
-  webhookId: j.webhook_id,
-  topic: j.topic,
-  collection: j.collection,
-  recordId: j.record_id,
-  // A held job (an ordered target's, waiting for its record's older job) is pending to the outside (SPEC §4).
-  state: j.state === 'held' ? 'pending' : j.state,
-  attemptCount: j.attempt_count,
-  nextAttemptAt: j.state === 'pending' || j.state === 'held' ? iso(j.next_attempt_at) : null,
-  lastError: j.last_error_code === null ? null : { code: j.last_error_code, message: j.last_error_message ?? '' },
-  createdAt: iso(j.created_at),
-  updatedAt: iso(j.updated_at),
-});
+/** The same shape delivery.dead events carry (webhooks/views.ts). */
+export const presentJob = jobView;
 
 export const adminDeliveryRoutes =
   (ctx: Context): FastifyPluginAsync =>

@@ -28,6 +28,9 @@ export const FEATURES = [
   'events.feed',
   'records.batch',
   'webhooks.ordering',
+  'webhooks.auto-disable',
+  'webhooks.operational-events',
+  'retention',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */
@@ -54,6 +57,9 @@ export function capabilities(ctx: Context) {
       eventsListMaxLimit: EVENTS_MAX_LIMIT,
       eventsWaitMaxSeconds: EVENTS_MAX_WAIT_SECONDS,
       batchMaxOperations: c.batchMaxOperations,
+      retentionDeliveredDays: c.retentionDeliveredDays,
+      retentionDeadDays: c.retentionDeadDays,
+      retentionEventsDays: c.retentionEventsDays,
     },
     topics: [...TOPICS],
   };

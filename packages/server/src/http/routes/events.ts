@@ -111,7 +111,7 @@ async function answerStream(
   request: FastifyRequest,
   query: StreamQueryValue,
   reply: FastifyReply,
-  opts: { collections: readonly string[] | null; owner: string; recheck: () => Promise<AppError | null> },
+  opts: { collections: readonly string[] | null; operational?: boolean; owner: string; recheck: () => Promise<AppError | null> },
 ): Promise<void> {
   refuseUnlessEventStream(request.headers.accept);
   const start = streamStart(request, query);
@@ -121,7 +121,7 @@ async function answerStream(
     res: reply.raw,
     headers: reply.getHeaders() as OutgoingHttpHeaders,
     requestId: String(request.id),
-    filter: { collections: opts.collections, topics: query.topic ?? null },
+    filter: { collections: opts.collections, topics: query.topic ?? null, operational: opts.operational === true },
     start,
     owner: opts.owner,
     recheck: opts.recheck,
@@ -130,10 +130,10 @@ async function answerStream(
 
 type FeedQueryValue = { after?: string; limit?: number; collection?: string[]; topic?: string[]; wait?: number };
 
-const answerPage = async (ctx: Context, feed: FeedRuntime, q: FeedQueryValue, collections: readonly string[] | null) =>
+const answerPage = async (ctx: Context, feed: FeedRuntime, q: FeedQueryValue, collections: readonly string[] | null, operational = false) =>
   feedPage(ctx, {
     after: decodeFeedCursor(q.after),
-    filter: { collections, topics: q.topic ?? null },
+    filter: { collections, topics: q.topic ?? null, operational },
     limit: q.limit ?? 100,
     waitMs: (q.wait ?? 0) * 1000,
     maxBytes: ctx.config.listMaxBytes,
@@ -181,7 +181,7 @@ export const eventRoutes =
     });
   };
 
-/** The admin twin (SPEC §7): every collection, for an admin session; the admin UI reads it with fetch. */
+/** The admin twin (SPEC §7): every collection and svc's operational events (§10), for an admin session; the admin UI reads it with fetch. */
 export const adminEventRoutes =
   (ctx: Context, feed: FeedRuntime): FastifyPluginAsync =>
   async (plain) => {
@@ -189,7 +189,7 @@ export const adminEventRoutes =
     app.get('/admin/v1/events', {
       schema: { operationId: 'listAdminEvents', ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
     }, async (request, reply) => {
-      const json = await answerPage(ctx, feed, request.query, feedCollections(null, request.query.collection));
+      const json = await answerPage(ctx, feed, request.query, feedCollections(null, request.query.collection), true);
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/admin/v1/events/stream', {
@@ -198,6 +198,7 @@ export const adminEventRoutes =
       const cookie = request.cookies[SESSION_COOKIE] ?? '';
       await answerStream(feed, request, request.query, reply, {
         collections: feedCollections(null, request.query.collection),
+        operational: true,
         owner: `session:${request.auth.session!.idHash}`,
         // Logging out (or the session expiring) ends the admin's streams.
         recheck: async () => ((await resolveSession(ctx, cookie)) ? null : new AppError('unauthorized', 'The admin session has ended.')),

@@ -17,7 +17,8 @@ export interface Completion {
  *
  * The statements have one text whatever the batch size (the batch travels as arrays or one JSON parameter), so they
  * are parsed and planned once, not once per size. On PostgreSQL the update and the insert are one statement (a
- * data-modifying WITH), atomic on its own: one round trip and one commit for the batch. On SQLite, which has no
+ * data-modifying WITH), atomic on its own: one round trip and one commit for the batch. A success also ends its
+ * target's failing streak (the auto-disable counters of migration 007), in the same statement or transaction. On SQLite, which has no
  * data-modifying WITH, they are two statements in one transaction (the caller's, or our own).
  */
 export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; done: readonly Completion[] }): Promise<Set<string>> {
@@ -32,7 +33,11 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
                last_error_code = null, last_error_message = null, updated_at = ${now}
           from unnest(${ids}::text[], ${done.map((d) => d.job.lease)}::text[]) as held(id, lease)
          where j.id = held.id and j.state = 'delivering' and j.lease_id = held.lease
-        returning j.id, j.attempt_count, held.lease)
+        returning j.id, j.attempt_count, held.lease, j.webhook_id),
+      -- a success ends its target's failing streak (auto-disable's counters, migration 007); no row lock when none
+      healthy as (
+        update webhooks w set failing_since = null, failed_attempts = 0
+         where w.id in (select webhook_id from done) and w.failing_since is not null)
       insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
       select done.id, done.attempt_count, a.started_at, a.duration_ms, a.status_code, null, null, a.snippet
         from done
@@ -52,13 +57,13 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
     // SQLite's RETURNING cannot name the lease that matched; a job twice in one batch (an old claim's result and the
     // new claim's) keeps only the entry whose lease is the row's, read first in this same write transaction.
     const current = await currentLeases(trx, done);
-    const { rows } = await sql<{ id: string; attempt_count: number }>`
+    const { rows } = await sql<{ id: string; attempt_count: number; webhook_id: string }>`
       update delivery_jobs
          set state = 'delivered', attempt_count = attempt_count + 1, lease_id = null, lease_expires_at = null,
              last_error_code = null, last_error_message = null, updated_at = ${now}
         from (select value ->> 0 as id, value ->> 1 as lease from json_each(${JSON.stringify(done.map((d) => [d.job.id, d.job.lease]))})) as held
        where delivery_jobs.id = held.id and delivery_jobs.state = 'delivering' and delivery_jobs.lease_id = held.lease
-      returning delivery_jobs.id, delivery_jobs.attempt_count`.execute(trx);
+      returning delivery_jobs.id, delivery_jobs.attempt_count, delivery_jobs.webhook_id`.execute(trx);
     const numbers = new Map(rows.map((r) => [r.id, r.attempt_count]));
     const attempts = done
       .filter((d) => numbers.has(d.job.id) && (current === null || current.get(d.job.id) === d.job.lease))
@@ -68,6 +73,10 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
       select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, null, null, value ->> 5
         from json_each(${JSON.stringify(attempts)})`.execute(trx);
     await promoteHeld(trx, caps, { now, after: [...numbers.keys()] });
+    const targets = [...new Set(rows.map((r) => r.webhook_id))];
+    if (targets.length > 0) {
+      await sql`update webhooks set failing_since = null, failed_attempts = 0 where id in (${sql.join(targets)}) and failing_since is not null`.execute(trx);
+    }
     return new Set(numbers.keys());
   });
 }

@@ -83,18 +83,26 @@ async function mustWait(trx: Kysely<Tables>, caps: DialectCapabilities, webhookI
 
 /**
  * [*] → pending, [*] → delivering (hand-off), or [*] → held: inside the caller's transaction, the event and one job
- * per enabled target subscribed to it (or for `onlyTargetId`); `held` when the target orders by record and an older
+ * per enabled target subscribed to it (or for `onlyTargetId`; never for `exceptTargetId`); `held` when the target orders by record and an older
  * job of the record is unfinished. Either all of it commits with the record write or none of it does.
  */
 export async function enqueue(
   trx: Kysely<Tables>,
   caps: DialectCapabilities,
   event: EventInput,
-  opts: { now: number; handoff: JobHandoff | null; onlyTargetId?: string; subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]> },
+  opts: {
+    now: number;
+    handoff: JobHandoff | null;
+    onlyTargetId?: string;
+    exceptTargetId?: string;
+    subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]>;
+  },
 ): Promise<Enqueued> {
   const { now, handoff, onlyTargetId } = opts;
   const subscribed = opts.subscribed ?? ((topic: EventInput['topic']) => subscribedTargets(trx, topic));
-  const targets = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribed(event.topic)).filter((t) => wantsEvent(t, event));
+  const found = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribed(event.topic)).filter((t) => wantsEvent(t, event));
+  // An operational event is never sent to the target it is about (SPEC §10).
+  const targets = opts.exceptTargetId === undefined ? found : found.filter((t) => t.id !== opts.exceptTargetId);
   const eventId = newId('evt', now);
   // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
   const inFeed = event.topic !== 'webhook.test';

@@ -58,3 +58,11 @@ export function queueStatsStatement(db: Kysely<Tables>, caps: DialectCapabilitie
     caps.nowMs().as('now'),
   ]);
 }
+
+/** What prune() would remove now, all batches together (`svc prune --dry-run`). */
+export async function countPrunable(db: Kysely<Tables>, opts: { state: 'delivered' | 'dead'; before: number }): Promise<{ jobs: number; attempts: number }> {
+  const old = db.selectFrom('delivery_jobs').select('id').where('state', '=', sql.lit(opts.state)).where('updated_at', '<', opts.before);
+  const jobs = await db.selectFrom(old.as('j')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const attempts = await db.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', 'in', old).executeTakeFirstOrThrow();
+  return { jobs: Number(jobs.n), attempts: Number(attempts.n) };
+}

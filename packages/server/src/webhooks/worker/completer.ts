@@ -8,6 +8,9 @@ import type { AttemptRecord, HeldJob } from '../queue/job.js';
 import { markDead } from '../queue/mark-dead.js';
 import { release } from '../queue/release.js';
 import { scheduleRetry } from '../queue/schedule-retry.js';
+import type { Enqueued } from '../queue/enqueue.js';
+import type { AutoDisableRule } from '../target-health-store.js';
+import { recordConsequences } from './consequences.js';
 
 /** A decided attempt, waiting for its transition to be written. */
 export interface Finished {
@@ -34,6 +37,11 @@ export interface CompleterOptions {
   gatherMs?: number;
   tries?: number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Failed attempts counted on their targets, auto-disable, and operational events (consequences.ts), written with
+   * the batch; `committed` is told of the events' jobs after the commit (to wake workers and feed readers).
+   */
+  operations?: { rule: AutoDisableRule; committed: (outcome: { events: readonly Enqueued[]; disabledTargets: readonly string[] }) => void };
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -126,7 +134,8 @@ export class Completer {
     const now = this.opts.now();
     const delivered = batch.filter((f) => f.decision.kind === 'delivered').map((f) => ({ job: f.job, attempt: f.attempt }));
     if (delivered.length === batch.length) return complete(this.db, this.caps, { now, done: delivered });
-    return this.db.transaction().execute(async (trx) => {
+    let outcome: { events: readonly Enqueued[]; disabledTargets: readonly string[] } = { events: [], disabledTargets: [] };
+    const applied = await this.db.transaction().execute(async (trx) => {
       const applied = await complete(trx, this.caps, { now, done: delivered });
       const released: HeldJob[] = [];
       for (const { job, decision, attempt } of batch) {
@@ -138,7 +147,11 @@ export class Completer {
         }
       }
       await release(trx, this.caps, { now, jobs: released });
+      const ops = this.opts.operations;
+      if (ops) outcome = await recordConsequences(trx, this.caps, { now, rule: ops.rule, written: batch.map((f) => ({ ...f, applied: applied.has(f.job.id) })) });
       return applied;
     });
+    if (outcome.events.length > 0 || outcome.disabledTargets.length > 0) this.opts.operations?.committed(outcome);
+    return applied;
   }
 }

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { decide, type Decision } from '../decision.js';
 import type { WebhookMetrics } from '../metrics.js';
+import { createOutbox } from '../outbox.js';
 import { claim } from '../queue/claim.js';
 import type { JobHandoff } from '../queue/enqueue.js';
 import { newLeaseToken, type HeldJob } from '../queue/job.js';
@@ -49,10 +50,20 @@ export class DeliveryWorker implements JobHandoff {
     this.slots = new Slots(perProcess, perTarget);
     this.scheduler = new Scheduler({ perProcess, perTarget });
     this.secrets = new SecretCache(ctx.box);
+    // Operational events' jobs are left pending for any worker (no hand-off from inside a completion).
+    const outbox = createOutbox(ctx.database, ctx.logger, null);
     this.completer = new Completer(ctx.database.db, ctx.database.caps, {
       now: () => ctx.clock.now(),
       logger: ctx.logger,
       degrade: (f, err) => this.degrade(f, err),
+      operations: {
+        rule: { afterMs: ctx.config.webhookDisableAfterMs, minFailures: ctx.config.webhookDisableMinFailures },
+        committed: ({ events }) => {
+          for (const e of events) void outbox.committed(e);
+          // Every worker re-reads the targets on a wake-up, so one svc disabled stops being attempted everywhere.
+          void ctx.database.signal.notify().catch(() => {});
+        },
+      },
     });
   }
 

@@ -4,7 +4,7 @@ import { complete } from '../../../src/webhooks/queue/complete.js';
 import { rescue } from '../../../src/webhooks/queue/rescue.js';
 import type { TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
-import { NOW, T0, attemptRow, failedAttempt, jobRow, okAttempt, queueContext, seedJob, snapshot } from '../../helpers/queue-fixtures.js';
+import { NOW, T0, attemptRow, failedAttempt, jobRow, okAttempt, queueContext, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
 
 /** delivering → delivered, fenced by (id, lease): a worker whose lease was lost lands nothing, not even its attempt. */
 describe.each(DIALECTS)('complete (%s)', (dialect) => {
@@ -27,6 +27,18 @@ describe.each(DIALECTS)('complete (%s)', (dialect) => {
       last_error_code: null, last_error_message: null, updated_at: NOW,
     });
     expect((await snapshot(db)).attempts).toEqual([attemptRow('job_1', 3, okAttempt())]);
+  });
+
+  it('ends the target\'s failing streak (the auto-disable counters), and only that target\'s', async () => {
+    const { db, caps } = t.ctx.database;
+    await seedTarget(db, 'wh_b');
+    await db.updateTable('webhooks').set({ failing_since: T0, failed_attempts: 7 }).execute();
+    await seedJob(db, { id: 'job_1', webhookId: 'wh_a', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 30_000 } });
+    await complete(db, caps, { now: NOW, done: [{ job: { id: 'job_1', lease: 'lease_A' }, attempt: okAttempt() }] });
+    const counters = await db.selectFrom('webhooks').select(['id', 'failing_since', 'failed_attempts']).orderBy('id').execute();
+    expect(counters.map((c) => [c.id, c.failing_since === null ? null : Number(c.failing_since), c.failed_attempts])).toEqual(
+      counters.map((c) => (c.id === 'wh_a' ? ['wh_a', null, 0] : [c.id, T0, 7])),
+    );
   });
 
   it('changes nothing under a lease that is not the row\'s, and for a job that is not delivering', async () => {

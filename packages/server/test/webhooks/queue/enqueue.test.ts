@@ -49,6 +49,13 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     expect(jobs).toEqual(jobs.map((j) => jobOf(j.id, j.webhook_id, out.eventId)));
   });
 
+  it('with exceptTargetId, leaves that subscribed target out (an operational event is never sent to the target it is about)', async () => {
+    const { db } = t.ctx.database;
+    const out = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, EVENT, { now: NOW, handoff: null, exceptTargetId: 'wh_a' }));
+    expect((await allJobs(db)).map((j) => j.webhook_id)).toEqual(['wh_b']);
+    expect(out.jobIds).toHaveLength(1);
+  });
+
   it('a change no target wants is still a feed event, with its payload, and makes no job', async () => {
     const { db } = t.ctx.database;
     const out = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, { ...EVENT, topic: 'record.updated' }, { now: NOW, handoff: null }));
@@ -95,7 +102,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
       {
         job: { id: a.id, webhookId: 'wh_a', lease: 'lease_H', leaseExpiresAt: NOW + 30_000, attemptCount: 0, roundStart: 0, body: bodyOf(a.id, out.eventId) },
         target: {
-          id: 'wh_a', name: 'wh_a', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: true, secretSealed: 'sealed-secret',
+          id: 'wh_a', name: 'wh_a', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: true, disabledReason: null, disabledAt: null, secretSealed: 'sealed-secret',
           collections: null, filter: null, changedFields: null, ordering: 'none',
           previousSecretSealed: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
         },
