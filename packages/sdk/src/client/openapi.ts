@@ -791,6 +791,15 @@ export interface components {
                 message: string;
             } | null;
             responseSnippet: string;
+            /** @description The address dialled; null when no connection was made */
+            remoteAddress: string | null;
+            /** @description Phase durations in ms; null where a phase did not happen (an IP literal has no DNS, a reused connection no connect or TLS) */
+            timings: {
+                dnsMs: number | null;
+                connectMs: number | null;
+                tlsMs: number | null;
+                firstByteMs: number | null;
+            };
         };
         DeliveryJob: {
             id: string;
@@ -845,6 +854,15 @@ export interface components {
                     message: string;
                 } | null;
                 responseSnippet: string;
+                /** @description The address dialled; null when no connection was made */
+                remoteAddress: string | null;
+                /** @description Phase durations in ms; null where a phase did not happen (an IP literal has no DNS, a reused connection no connect or TLS) */
+                timings: {
+                    dnsMs: number | null;
+                    connectMs: number | null;
+                    tlsMs: number | null;
+                    firstByteMs: number | null;
+                };
             }[];
         };
         Session: {
