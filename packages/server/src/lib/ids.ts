@@ -55,3 +55,12 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
 
 /** The reserved record id of `webhook.test` envelopes. */
 export const TEST_RECORD_ID = 'rec_00000000000000000000000000';
+
+/**
+ * The smallest id of this prefix that `newId` could give at `ms` or later. An id's time is never earlier than the
+ * `nowMs` it was made with (it is later when the clock stepped back), so `id >= idFloorAt(prefix, from)` holds for
+ * every row created at `from` or later: a lower bound only, never an upper one.
+ */
+export function idFloorAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encodeTime(Math.max(0, Math.floor(ms)))}${'0'.repeat(16)}`;
+}

@@ -5,11 +5,12 @@ import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../lib/clock.js';
 import { idPattern } from '../../lib/ids.js';
+import { recoverTarget, replayTarget, type Window } from '../../webhooks/recover-replay.js';
 import { requireTarget } from '../../webhooks/targets.js';
 import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, targetHealth } from '../../webhooks/target-health.js';
 import { errorResponses } from '../schemas.js';
 
-/** A target's health (SPEC §10 "Target health"); recover and replay live beside it. */
+/** A target's health, and sending it what it missed (SPEC §10 "Target health", "Recover and replay"). */
 
 const IdParams = Type.Object({ id: Type.String({ pattern: idPattern('wh').source }) });
 const security = [{ adminSession: [], csrfToken: [] }];
@@ -34,6 +35,15 @@ export function parseTime(value: string, path: string, code: 'invalid_query' | '
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) throw new AppError(code, `${path} is not a date-time.`, { errors: [{ path, message: 'not a date-time' }] });
   return ms;
+}
+
+const WindowBody = Type.Object({ since: DateTime, until: Type.Optional(DateTime) }, strict);
+
+function windowOf(ctx: Context, body: { since: string; until?: string }): Window {
+  const since = parseTime(body.since, '/since', 'validation_failed');
+  const until = body.until === undefined ? ctx.clock.now() : parseTime(body.until, '/until', 'validation_failed');
+  if (until < since) throw new AppError('validation_failed', 'until is before since.', { errors: [{ path: '/until', message: 'before since' }] });
+  return { since, until };
 }
 
 export const adminWebhookHealthRoutes =
@@ -66,5 +76,31 @@ export const adminWebhookHealthRoutes =
         lastFailureAt: time(h.lastFailureAt),
         buckets: h.buckets.map((b) => ({ ...b, start: iso(b.start) })),
       };
+    });
+
+    app.post('/admin/v1/webhooks/:id/recover', {
+      schema: {
+        summary: "Send every dead job of this target created in the window back to pending for one more round",
+        tags: ['webhooks'],
+        security,
+        params: IdParams,
+        body: WindowBody,
+        response: { 200: Type.Object({ jobs: Type.Integer() }, strict), ...errorResponses(401, 403, 404, 409, 413, 415, 422) },
+      },
+    }, async (request) => recoverTarget(ctx, request.params.id, windowOf(ctx, request.body)));
+
+    app.post('/admin/v1/webhooks/:id/replay', {
+      schema: {
+        summary: "Create a job for every retained event in the window that the target's subscription matches and that it has no job for",
+        description: '`since` in the answer is the one used: moved forward to the delivered-jobs retention horizon if it was earlier.',
+        tags: ['webhooks'],
+        security,
+        params: IdParams,
+        body: WindowBody,
+        response: { 200: Type.Object({ jobs: Type.Integer(), since: DateTime }, strict), ...errorResponses(401, 403, 404, 409, 413, 415, 422) },
+      },
+    }, async (request) => {
+      const { jobs, since } = await replayTarget(ctx, request.params.id, windowOf(ctx, request.body));
+      return { jobs, since: iso(since) };
     });
   };
