@@ -1,4 +1,5 @@
 /** Entry point: restores the session, draws the shell and routes between pages. */
+import { healthPage } from './pages/health.js';
 import { api, ApiError, request, session, setUnauthorizedHandler } from './api.js';
 import { h, replace } from './dom.js';
 import { loginPage } from './pages/login.js';
@@ -24,6 +25,7 @@ route('/collections/:name', 'collections', collectionPage);
 route('/schema', 'schema', schemaPage);
 route('/tokens', 'tokens', tokensPage);
 route('/webhooks', 'webhooks', webhooksPage);
+route('/health', 'webhooks', healthPage);
 route('/webhooks/new', 'webhooks', webhookNewPage);
 route('/webhooks/:id', 'webhooks', webhookPage);
 route('/deliveries', 'deliveries', deliveriesPage);
