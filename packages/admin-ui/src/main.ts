@@ -1,7 +1,7 @@
 /** Entry point: restores the session, draws the shell and routes between pages. */
-import { healthPage } from './pages/health.js';
 import { api, ApiError, request, session, setUnauthorizedHandler } from './api.js';
 import { h, replace } from './dom.js';
+import { healthPage } from './pages/health.js';
 import { loginPage } from './pages/login.js';
 import { setupPage } from './pages/setup.js';
 import { collectionsPage } from './pages/collections.js';

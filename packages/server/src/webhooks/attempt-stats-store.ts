@@ -32,19 +32,7 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 
 /** Attempts per hour of the window (hours without attempts are absent); integer division on both databases. */
 export async function countsByHour(db: Kysely<Tables>, w: Window): Promise<HourCounts[]> {
-  // The divisor is a literal so the grouped expression and the selected one are the same text on PostgreSQL.
-  const hour = sql<number>`started_at / ${sql.lit(HOUR_MS)}`;
-  const ok = sql`error_code is null`;
-  const rows = await inWindow(db, w)
-    .select([
-      hour.as('hour'),
-      sql<number>`count(*)`.as('total'),
-      sql<number>`sum(case when ${ok} then 1 else 0 end)`.as('succeeded'),
-      sql<number | null>`max(case when ${ok} then started_at end)`.as('last_success'),
-      sql<number | null>`max(case when ${ok} then null else started_at end)`.as('last_failure'),
-    ])
-    .groupBy(hour)
-    .execute();
+  const rows = await countsByHourQuery(db, w).execute();
   return rows.map((r) => ({
     hour: Number(r.hour) * HOUR_MS,
     succeeded: Number(r.succeeded),
@@ -54,11 +42,30 @@ export async function countsByHour(db: Kysely<Tables>, w: Window): Promise<HourC
   }));
 }
 
+/** The statement alone, so its plan can be checked. */
+export function countsByHourQuery(db: Kysely<Tables>, w: Window) {
+  // The divisor is a literal so the grouped expression and the selected one are the same text on PostgreSQL.
+  const hour = sql<number>`started_at / ${sql.lit(HOUR_MS)}`;
+  const ok = sql`error_code is null`;
+  return inWindow(db, w)
+    .select([
+      hour.as('hour'),
+      sql<number>`count(*)`.as('total'),
+      sql<number>`sum(case when ${ok} then 1 else 0 end)`.as('succeeded'),
+      sql<number | null>`max(case when ${ok} then started_at end)`.as('last_success'),
+      sql<number | null>`max(case when ${ok} then null else started_at end)`.as('last_failure'),
+    ])
+    .groupBy(hour);
+}
+
 /**
  * The duration at 1-based `rank` of the window's attempts ordered by duration (nearest-rank percentiles): the same
  * integer comparison and row on both databases, where their own percentile functions differ or are missing.
  */
 export async function durationAtRank(db: Kysely<Tables>, w: Window, rank: number): Promise<number | null> {
-  const row = await inWindow(db, w).select('duration_ms').orderBy('duration_ms').limit(1).offset(rank - 1).executeTakeFirst();
+  const row = await durationAtRankQuery(db, w, rank).executeTakeFirst();
   return row ? Number(row.duration_ms) : null;
 }
+
+export const durationAtRankQuery = (db: Kysely<Tables>, w: Window, rank: number) =>
+  inWindow(db, w).select('duration_ms').orderBy('duration_ms').limit(1).offset(rank - 1);
