@@ -21,6 +21,9 @@ export const FEATURES = [
   'webhooks.retries',
   'webhooks.dead-letter',
   'webhooks.destination-guard',
+  'webhooks.attempt-diagnostics',
+  'webhooks.health',
+  'webhooks.recover-replay',
   'openapi-3.1',
   'events.feed',
 ] as const;
