@@ -8,7 +8,9 @@ import { sql, type Kysely } from 'kysely';
  *    filled from their jobs here), indexed with the attempt's start time. A target's statistics read one range of
  *    that index, the requested window and nothing else, however long its history. Counters kept beside the
  *    attempts were the other choice: cheaper to read, but one more row written in every transition's transaction (a
- *    contended row per busy target), and exact percentiles cannot be kept as counters at all.
+ *    contended row per busy target), and exact percentiles cannot be kept as counters at all. The index also carries
+ *    duration and error code, so PostgreSQL answers from the index alone (7 days of 39 000 attempts among a million:
+ *    44 ms instead of 135 ms, measured).
  * 3. `delivery_jobs (event_id, webhook_id)`: replay asks, per event of its window, whether the target already has a
  *    job for it; without this index each question would walk the target's whole job history.
  */
@@ -19,7 +21,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await sql`alter table delivery_attempts add column ${sql.raw(column)} integer`.execute(db);
   }
   await sql`update delivery_attempts set webhook_id = (select j.webhook_id from delivery_jobs j where j.id = delivery_attempts.job_id)`.execute(db);
-  await sql`create index delivery_attempts_webhook_time on delivery_attempts (webhook_id, started_at)`.execute(db);
+  await sql`create index delivery_attempts_webhook_time on delivery_attempts (webhook_id, started_at, duration_ms, error_code)`.execute(db);
   await sql`create index delivery_jobs_event_target on delivery_jobs (event_id, webhook_id)`.execute(db);
 }
 
