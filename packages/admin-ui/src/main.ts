@@ -1,6 +1,7 @@
 /** Entry point: restores the session, draws the shell and routes between pages. */
 import { api, ApiError, request, session, setUnauthorizedHandler } from './api.js';
 import { h, replace } from './dom.js';
+import { healthPage } from './pages/health.js';
 import { loginPage } from './pages/login.js';
 import { setupPage } from './pages/setup.js';
 import { collectionsPage } from './pages/collections.js';
@@ -25,6 +26,7 @@ route('/collections/:name', 'collections', collectionPage);
 route('/schema', 'schema', schemaPage);
 route('/tokens', 'tokens', tokensPage);
 route('/webhooks', 'webhooks', webhooksPage);
+route('/health', 'webhooks', healthPage);
 route('/webhooks/new', 'webhooks', webhookNewPage);
 route('/webhooks/:id', 'webhooks', webhookPage);
 route('/deliveries', 'deliveries', deliveriesPage);

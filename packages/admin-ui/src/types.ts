@@ -108,6 +108,20 @@ export interface Attempt {
   statusCode: number | null;
   error: DeliveryError | null;
   responseSnippet: string | null;
+  /** The address dialled; null when nothing was. */
+  remoteAddress: string | null;
+  /** Phase durations in ms; null where the phase did not happen. */
+  timings: { dnsMs: number | null; connectMs: number | null; tlsMs: number | null; firstByteMs: number | null };
+}
+
+/** GET /admin/v1/webhooks/{id}/stats */
+export interface TargetStats {
+  attempts: { total: number; succeeded: number; failed: number };
+  successRate: number | null;
+  latencyMs: { p50: number | null; p95: number | null };
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  buckets: Array<{ start: string; succeeded: number; failed: number }>;
 }
 
 export interface DeliveryDetail extends Delivery {

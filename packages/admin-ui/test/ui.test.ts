@@ -71,6 +71,15 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     return { status: res.status, json: await res.json().catch(() => null) };
   }
 
+  /** How far the page is wider than the screen, and the first elements that stick out. */
+  const horizontalOverflow = () =>
+    page.evaluate(() => {
+      const wide = Array.from(document.querySelectorAll('body *'))
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.getAttribute('class') ?? ''}`);
+      return { by: document.documentElement.scrollWidth - window.innerWidth, wide: wide.slice(0, 5) };
+    });
+
   async function login(): Promise<void> {
     await byTestId('login-email').fill(EMAIL);
     await byTestId('login-password').fill(PASSWORD);
@@ -336,6 +345,69 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     expect(await rowFor(created.json.id).count()).toBe(0);
     expect(await byTestId('event-row').first().textContent()).toContain('record.updated');
     await shot('events');
+  });
+
+  it("shows a target's health, recovers its dead jobs, and each attempt's connection", async () => {
+    await page.goto(url(`/admin/#/webhooks/${encodeURIComponent(webhookId)}`));
+    await byTestId('health-chart').waitFor();
+    // So far: delivered at once; then two failed attempts (dead) and the retry that delivered.
+    await expect.poll(() => byTestId('health-attempts').textContent()).toBe('2 ok · 2 failed');
+    expect(await byTestId('health-success-rate').textContent()).toBe('50 %');
+    expect(await byTestId('health-p50').textContent()).toMatch(/^\d+ ms$/);
+    const bars = await byTestId('health-bar').evaluateAll((els) => els.map((e) => [Number(e.getAttribute('data-succeeded')), Number(e.getAttribute('data-failed'))]));
+    expect(bars.length).toBeGreaterThanOrEqual(24);
+    expect(bars.reduce((sum, [ok, failed]) => [sum[0]! + ok!, sum[1]! + failed!], [0, 0])).toEqual([2, 2]);
+    expect(await page.locator('[data-testid="health-chart"] rect.chart-failed').count()).toBeGreaterThan(0);
+    await shot('17-webhook-health');
+
+    // The job page names the address dialled and the phases' timings.
+    await page.goto(url(`/admin/#/deliveries?webhookId=${encodeURIComponent(webhookId)}`));
+    await byTestId('delivery-link').first().click();
+    await byTestId('attempt-row').first().waitFor();
+    expect(await byTestId('attempt-remote-address').first().textContent()).toBe('127.0.0.1');
+    expect(await byTestId('attempt-timings').first().textContent()).toMatch(/first byte \d+ ms/);
+    await shot('18-delivery-diagnostics');
+
+    // A job goes dead; recover sends it back, and it is delivered.
+    answerWith(500);
+    expect((await publicApi('PATCH', `/collections/issues/records/${recordId}`, { data: { title: 'Third' } })).status).toBe(200);
+    const deadRows = page.locator('[data-testid="delivery-row"][data-state="dead"]');
+    try {
+      // The list refreshes itself while a job is unfinished.
+      await page.goto(url(`/admin/#/deliveries?webhookId=${encodeURIComponent(webhookId)}`));
+      await deadRows.first().waitFor({ timeout: 25_000 });
+    } finally {
+      answerWith(200);
+    }
+    await page.goto(url(`/admin/#/webhooks/${encodeURIComponent(webhookId)}`));
+    await byTestId('recover-jobs').click();
+    await expect.poll(() => byTestId('recover-result').textContent()).toBe('1 dead job sent back for another round.');
+    await byTestId('replay-events').click();
+    await expect.poll(() => byTestId('replay-result').textContent()).toBe('0 jobs created for missed events.');
+    await page.goto(url(`/admin/#/deliveries?webhookId=${encodeURIComponent(webhookId)}`));
+    await byTestId('delivery-row').first().waitFor();
+    await expect.poll(() => deadRows.count(), { timeout: 20_000 }).toBe(0);
+
+    await page.goto(url('/admin/#/webhooks'));
+    await byTestId('health-overview').click();
+    await expect.poll(() => byTestId('health-row').count()).toBe(1);
+    expect(await byTestId('health-rate').first().textContent()).toMatch(/^\d+(\.\d)? %$/);
+    await shot('19-health-overview');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(url(`/admin/#/webhooks/${encodeURIComponent(webhookId)}`));
+      await byTestId('health-chart').waitFor();
+      await byTestId('health-attempts').waitFor();
+      await shot('20-phone-webhook-health');
+      expect(await horizontalOverflow()).toEqual({ by: 0, wide: [] });
+      await page.goto(url('/admin/#/health'));
+      await byTestId('health-row').first().waitFor();
+      await shot('21-phone-health-overview');
+      expect(await horizontalOverflow()).toEqual({ by: 0, wide: [] });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
   });
 
   it('renders a hostile webhook name as text', async () => {

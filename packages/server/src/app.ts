@@ -25,6 +25,7 @@ import { adminSessionRoutes } from './http/routes/admin-session.js';
 import { adminTokenRoutes } from './http/routes/admin-tokens.js';
 import { adminUiRoutes } from './http/routes/admin-ui.js';
 import { adminWebhookRoutes } from './http/routes/admin-webhooks.js';
+import { adminWebhookHealthRoutes } from './http/routes/admin-webhook-health.js';
 import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
@@ -221,6 +222,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     await admin.register(adminCollectionRoutes(ctx));
     await admin.register(adminTokenRoutes(ctx));
     await admin.register(adminWebhookRoutes(ctx, outbox));
+    await admin.register(adminWebhookHealthRoutes(ctx));
     await admin.register(adminDeliveryRoutes(ctx));
     await admin.register(adminEventRoutes(ctx, feed));
     await admin.register(adminOpenApiRoute(ctx));

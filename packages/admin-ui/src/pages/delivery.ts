@@ -6,6 +6,7 @@ import { button } from '../ui/form.js';
 import type { Attempt, DeliveryDetail, Webhook } from '../types.js';
 import { card, jsonBlock, loading, pageHeader, table } from './common.js';
 import { stateBadge } from './delivery-state.js';
+import { timingsText } from '../ui/health-summary.js';
 
 const REFRESH_MS = 2000;
 
@@ -101,13 +102,16 @@ function fact(label: string, value: Child): HTMLElement[] {
 }
 
 function attemptsTable(attempts: Attempt[]): HTMLElement {
-  return table(['#', 'Started', 'Status', 'Duration', 'Error', 'Response'], attempts.map((a) =>
+  return table(['#', 'Started', 'Status', 'Duration', 'Connection', 'Error', 'Response'], attempts.map((a) =>
     h('tr', { testid: 'attempt-row' },
       h('td', { class: 'num' }, String(a.number)),
       h('td', null, time(a.startedAt)),
       h('td', null, a.statusCode === null ? h('span', { class: 'muted' }, '—')
         : h('span', { class: `status status-${Math.floor(a.statusCode / 100)}xx`, testid: 'attempt-status' }, String(a.statusCode))),
       h('td', { class: 'num' }, `${a.durationMs} ms`),
+      h('td', { class: 'small', testid: 'attempt-connection' },
+        a.remoteAddress ? h('span', { class: 'mono', testid: 'attempt-remote-address' }, a.remoteAddress) : h('span', { class: 'muted' }, 'not connected'),
+        h('br'), h('span', { class: 'muted', testid: 'attempt-timings' }, timingsText(a.timings))),
       h('td', { class: 'small' }, a.error ? h('span', { class: 'error-text' }, a.error.code, ': ', a.error.message) : h('span', { class: 'muted' }, '—')),
       h('td', null, a.responseSnippet ? h('pre', { class: 'snippet', testid: 'attempt-snippet' }, a.responseSnippet) : h('span', { class: 'muted' }, 'empty')))),
   { testid: 'attempts-table', caption: 'Attempts, oldest first', empty: 'No attempt yet.' });

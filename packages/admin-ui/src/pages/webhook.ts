@@ -8,6 +8,7 @@ import { oneTimeSecret } from '../ui/secret.js';
 import { webhookForm } from '../ui/webhook-form.js';
 import type { Webhook } from '../types.js';
 import { badge, card, loading, pageHeader } from './common.js';
+import { healthCard, recoverReplayCard } from './webhook-health.js';
 
 /*
  * A secret arrives in exactly one answer (create, rotate). It is handed from the create page to the
@@ -57,6 +58,8 @@ export function webhookPage(ctx: PageContext): HTMLElement {
     if (!ctx.alive()) return;
     replace(header, headerFor(target));
     replace(body,
+      healthCard(id, ctx.alive),
+      recoverReplayCard(id, (node) => banner.show(node), target.enabled),
       card('Settings', webhookForm({
         initial: target,
         draftKey: `webhook-edit-${id}`,

@@ -28,7 +28,10 @@ export function webhooksPage(ctx: PageContext): HTMLElement {
   return h('div', { class: 'page' },
     pageHeader('Webhooks', {
       subtitle: 'HTTPS endpoints that receive signed events when records change.',
-      actions: [h('a', { href: '#/webhooks/new', class: 'btn btn-primary', testid: 'new-webhook', id: 'new-webhook' }, '+ New webhook')],
+      actions: [
+        h('a', { href: '#/health', class: 'btn btn-ghost', testid: 'health-overview' }, 'Health'),
+        h('a', { href: '#/webhooks/new', class: 'btn btn-primary', testid: 'new-webhook', id: 'new-webhook' }, '+ New webhook'),
+      ],
     }),
     banner,
     card(null, list, paging.element));

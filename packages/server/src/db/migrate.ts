@@ -7,6 +7,7 @@ import * as m004 from './migrations/004_job_constraints.js';
 import * as m005 from './migrations/005_event_feed.js';
 import * as m006 from './migrations/006_subscriptions.js';
 import * as m007 from './migrations/007_operations.js';
+import * as m008 from './migrations/008_attempt_diagnostics.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005_event_feed': m005,
   '006_subscriptions': m006,
   '007_operations': m007,
+  '008_attempt_diagnostics': m008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

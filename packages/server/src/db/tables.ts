@@ -135,6 +135,14 @@ export interface DeliveryAttemptsTable {
   error_code: string | null;
   error_message: string | null;
   response_snippet: string;
+  /** The job's target, copied when the attempt is written (migration 008): target health reads a time range of it. */
+  webhook_id: string | null;
+  /** Attempt diagnostics (migration 008): the address dialled and each phase's duration; null where it did not happen. */
+  remote_address: string | null;
+  dns_ms: number | null;
+  connect_ms: number | null;
+  tls_ms: number | null;
+  first_byte_ms: number | null;
 }
 
 export interface MetaTable {

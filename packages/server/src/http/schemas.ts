@@ -138,6 +138,8 @@ export const DeliveryJob = Type.Object(
   { $id: 'DeliveryJob', ...strict },
 );
 
+const NullableMs = Type.Union([Type.Integer(), Type.Null()]);
+
 export const Attempt = Type.Object(
   {
     number: Type.Integer(),
@@ -146,6 +148,11 @@ export const Attempt = Type.Object(
     statusCode: Type.Union([Type.Integer(), Type.Null()]),
     error: Type.Union([JobError, Type.Null()]),
     responseSnippet: Type.String(),
+    remoteAddress: Type.Union([Type.String(), Type.Null()], { description: 'The address dialled; null when no connection was made' }),
+    timings: Type.Object(
+      { dnsMs: NullableMs, connectMs: NullableMs, tlsMs: NullableMs, firstByteMs: NullableMs },
+      { ...strict, description: 'Phase durations in ms; null where a phase did not happen (an IP literal has no DNS, a reused connection no connect or TLS)' },
+    ),
   },
   { $id: 'Attempt', ...strict },
 );

@@ -61,3 +61,11 @@ export const TEST_RECORD_ID = 'rec_00000000000000000000000000';
 
 /** The reserved collection of operational events' envelopes (`webhook.disabled`, `delivery.dead`; SPEC §10). */
 export const OPERATIONAL_COLLECTION = '_svc';
+/**
+ * The smallest id of this prefix that `newId` could give at `ms` or later. An id's time is never earlier than the
+ * `nowMs` it was made with (it is later when the clock stepped back), so `id >= idFloorAt(prefix, from)` holds for
+ * every row created at `from` or later: a lower bound only, never an upper one.
+ */
+export function idFloorAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encodeTime(Math.max(0, Math.floor(ms)))}${'0'.repeat(16)}`;
+}

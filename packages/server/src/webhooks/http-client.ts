@@ -3,6 +3,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { AttemptErrorCode } from '../errors.js';
+import { ConnectionTracing, connectionFacts, NO_TRACE, type AttemptTrace } from './connection-trace.js';
 import { checkHost, DestinationError, webhookUrlProblem, type CidrList, type ResolvedAddress, type Resolver } from './destination-guard.js';
 
 /**
@@ -32,8 +33,8 @@ export interface DeliveryRequest {
 export type FailureCode = Extract<AttemptErrorCode, 'timeout' | 'connection_failed' | 'tls_failed' | 'dns_failed' | 'destination_refused'>;
 
 export type AttemptOutcome =
-  | { kind: 'response'; statusCode: number; retryAfterSeconds: number | null; snippet: string; durationMs: number }
-  | { kind: 'failure'; code: FailureCode; message: string; durationMs: number };
+  | { kind: 'response'; statusCode: number; retryAfterSeconds: number | null; snippet: string; durationMs: number; trace: AttemptTrace }
+  | { kind: 'failure'; code: FailureCode; message: string; durationMs: number; trace: AttemptTrace };
 
 export interface DeliveryClient {
   send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
@@ -51,6 +52,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   // One context for all connections: parsing ~150 root certificates per handshake would cost more than the request.
   const secureContext = extraCa.length > 0 ? tls.createSecureContext({ ca: [...defaultTrust(), ...extraCa] }) : undefined;
   const dial = buildConnector({ timeout: opts.timeoutMs, ...(secureContext ? { secureContext } : {}) });
+  const tracing = new ConnectionTracing();
 
   const connect: buildConnector.connector = (options, callback) => {
     const host = options.hostname;
@@ -60,23 +62,40 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     }
     // Names get SNI (without the trailing dot RFC 6066 forbids); IP literals are verified against the IP itself.
     const servername = net.isIP(host) === 0 ? host.replace(/\.$/, '') : undefined;
+    // Marks for the attempt's diagnostics; an IP literal is never looked up, so it has no DNS phase.
+    const start = performance.now();
+    let resolved: number | null = null;
     withDeadline(checkHost(host, opts), opts.timeoutMs, () => new DestinationError('dns_failed', `${host} did not resolve within ${opts.timeoutMs} ms`)).then(
-      (addresses) => dialInTurn(addresses, 0),
+      (addresses) => {
+        if (servername !== undefined) resolved = performance.now();
+        dialInTurn(addresses, 0);
+      },
       (err: Error) => callback(err, null),
     );
 
     function dialInTurn(addresses: ResolvedAddress[], index: number): void {
       const target = addresses[index];
       if (target === undefined) return;
-      dial({ ...options, hostname: target.address, ...(servername ? { servername } : {}) }, (err, socket) => {
+      const dialled = performance.now();
+      let tcp: number | null = null;
+      const facts = (secure: number | null) => connectionFacts({ start, resolved, dialled, tcp, secure, address: target.address });
+      // undici's connector returns the socket it opens (its typings say void).
+      const socket = (dial as (...args: Parameters<typeof dial>) => net.Socket | undefined)({ ...options, hostname: target.address, ...(servername ? { servername } : {}) }, (err, connected) => {
         // A dual-stack name whose first family has no route here: the next checked address may work.
         if (err && index + 1 < addresses.length && isUnreachable(err)) {
           dialInTurn(addresses, index + 1);
           return;
         }
-        if (err) callback(err, null);
-        else callback(null, socket!);
+        if (err) {
+          tracing.failed(err, facts(null));
+          callback(err, null);
+        } else {
+          tracing.opened(connected!, facts(performance.now()));
+          callback(null, connected!);
+        }
       });
+      // A TLS socket says 'connect' when its TCP connection is up, before the handshake.
+      socket?.once('connect', () => (tcp = performance.now()));
     }
   };
 
@@ -113,9 +132,11 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   function send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
     const startedAt = performance.now();
     const elapsed = (): number => Math.round(performance.now() - startedAt);
-    const fail = (code: FailureCode, message: string): AttemptOutcome => ({ kind: 'failure', code, message, durationMs: elapsed() });
-
     const target = targetOf(req.url);
+    const tracer = target.problem === null ? tracing.start(req.body) : null;
+    const trace = (failure?: unknown): AttemptTrace => tracer?.result(failure) ?? NO_TRACE;
+    const fail = (code: FailureCode, message: string, cause?: unknown): AttemptOutcome => ({ kind: 'failure', code, message, durationMs: elapsed(), trace: trace(cause) });
+
     if (target.problem !== null) return Promise.resolve(fail('destination_refused', `The URL ${target.problem}.`));
     if (signal?.aborted) return Promise.resolve(fail('connection_failed', 'The attempt was cancelled.'));
 
@@ -125,10 +146,21 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
       let statusCode = 0;
       let retryAfterSeconds: number | null = null;
       const kept: Buffer[] = [];
+      const failureOf = (err: unknown): AttemptOutcome => {
+        const { code, message } = describeFailure(err, opts.timeoutMs);
+        return fail(code, message, err);
+      };
       let keptBytes = 0;
       let seen = 0;
 
-      const answer = (): AttemptOutcome => ({ kind: 'response', statusCode, retryAfterSeconds, snippet: snippetOf(Buffer.concat(kept)), durationMs: elapsed() });
+      const answer = (): AttemptOutcome => ({
+        kind: 'response',
+        statusCode,
+        retryAfterSeconds,
+        snippet: snippetOf(Buffer.concat(kept)),
+        durationMs: elapsed(),
+        trace: trace(),
+      });
       const finish = (outcome: AttemptOutcome, abort: boolean): void => {
         if (settled) return;
         settled = true;
@@ -156,6 +188,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
         onResponseStart(_c, status, headers) {
           if (status < 200 || settled) return;
           statusCode = status;
+          tracer?.firstByte();
           retryAfterSeconds = parseRetryAfter(headers['retry-after'], Date.now());
           clearTimeout(timer);
           const now = performance.now();
@@ -178,13 +211,13 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
         onResponseError(_c, err) {
           // Cut off mid-body by the peer: what arrived is still worth showing.
           if (statusCode !== 0) finish(answer(), false);
-          else finish({ kind: 'failure', ...describeFailure(err, opts.timeoutMs), durationMs: elapsed() }, false);
+          else finish(failureOf(err), false);
         },
       };
       try {
-        agent.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body }, handler);
+        agent.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: tracer!.body }, handler);
       } catch (err) {
-        finish({ kind: 'failure', ...describeFailure(err, opts.timeoutMs), durationMs: elapsed() }, false);
+        finish(failureOf(err), false);
       }
     });
   }
@@ -197,6 +230,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     const done = await Promise.race([agent.close().then(() => 'closed' as const), late]);
     clearTimeout(timer);
     if (done === 'late') await agent.destroy();
+    tracing.close();
   }
 
   return { send, close: () => (closing ??= shutDown()) };

@@ -91,6 +91,7 @@ export const okAttempt = (startedAt = NOW - 250): AttemptRecord => ({
   statusCode: 200,
   error: null,
   responseSnippet: 'ok',
+  trace: { remoteAddress: '203.0.113.7', timings: { dnsMs: 3, connectMs: 4, tlsMs: 9, firstByteMs: 100 } },
 });
 
 export const failedAttempt = (code = 'http_status', message = 'The receiver answered 500.') => ({
@@ -99,11 +100,14 @@ export const failedAttempt = (code = 'http_status', message = 'The receiver answ
   statusCode: 500,
   error: { code, message },
   responseSnippet: 'boom',
+  // A reused connection: no look-up, connect or handshake of its own.
+  trace: { remoteAddress: '2001:db8::7', timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: 70 } },
 });
 
 /** The attempt row a failed/ok AttemptRecord becomes (duration rounded, as attempts-store.ts stores it). */
-export const attemptRow = (jobId: string, number: number, a: AttemptRecord): DeliveryAttemptsTable => ({
+export const attemptRow = (jobId: string, number: number, a: AttemptRecord, webhookId = 'wh_a'): DeliveryAttemptsTable => ({
   job_id: jobId,
+  webhook_id: webhookId,
   number,
   started_at: a.startedAt,
   duration_ms: Math.round(a.durationMs),
@@ -111,6 +115,11 @@ export const attemptRow = (jobId: string, number: number, a: AttemptRecord): Del
   error_code: a.error?.code ?? null,
   error_message: a.error?.message ?? null,
   response_snippet: a.responseSnippet,
+  remote_address: a.trace?.remoteAddress ?? null,
+  dns_ms: a.trace?.timings.dnsMs ?? null,
+  connect_ms: a.trace?.timings.connectMs ?? null,
+  tls_ms: a.trace?.timings.tlsMs ?? null,
+  first_byte_ms: a.trace?.timings.firstByteMs ?? null,
 });
 
 /** A fresh database with target wh_a and an event: where most transition tests start. */

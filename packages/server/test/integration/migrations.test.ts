@@ -5,6 +5,8 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import * as m001 from '../../src/db/migrations/001_initial.js';
 import * as m002 from '../../src/db/migrations/002_claim_index.js';
 import * as m003 from '../../src/db/migrations/003_lean_jobs.js';
+import * as m004 from '../../src/db/migrations/004_job_constraints.js';
+import * as m005 from '../../src/db/migrations/005_event_feed.js';
 import { claim } from '../../src/webhooks/queue/claim.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
 
@@ -132,5 +134,37 @@ describe.each(DIALECTS)('migration 004: soft-deleted targets, a foreign key and 
     // The attempts' cascade still points at the rebuilt jobs table.
     await sql`delete from delivery_jobs where id = 'del_2'`.execute(db);
     expect(await db.selectFrom('delivery_attempts').selectAll().execute()).toEqual([]);
+  });
+});
+
+describe.each(DIALECTS)('migration 008: attempts name their target and keep diagnostics (%s)', (dialect) => {
+  let testDb: TestDatabase | null = null;
+  let database: Database | null = null;
+  afterEach(async () => {
+    await database?.close();
+    await testDb?.drop();
+    database = null;
+    testDb = null;
+  });
+
+  it('fills webhook_id of existing attempts from their jobs; their diagnostics stay null', async () => {
+    testDb = await createTestDatabase(dialect);
+    database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+    const db = database.db;
+    await migrateOnly(database, { '001_initial': m001, '002_claim_index': m002, '003_lean_jobs': m003, '004_job_constraints': m004, '005_event_feed': m005 });
+    const now = Date.now();
+    await sql`insert into webhooks (id, name, url, topics, enabled, secret_sealed, created_at, updated_at)
+              values ('wh_a', 'a', 'https://example.com/', '["record.created"]', 1, 'sealed', ${now}, ${now})`.execute(db);
+    await sql`insert into events (id, topic, collection, record_id, payload, created_at) values ('evt_1', 'record.created', 'notes', 'rec_1', '{}', ${now})`.execute(db);
+    await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start, next_attempt_at, created_at, updated_at)
+              values ('del_1', 'wh_a', 'evt_1', 'record.created', 'notes', 'rec_1', 'delivered', 1, 0, ${now}, ${now}, ${now})`.execute(db);
+    await sql`insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
+              values ('del_1', 1, ${now}, 12, 200, null, null, 'ok')`.execute(db);
+
+    expect(await migrateToLatest(database)).toContain('008_attempt_diagnostics');
+
+    expect(await db.selectFrom('delivery_attempts').select(['job_id', 'webhook_id', 'remote_address', 'dns_ms', 'connect_ms', 'tls_ms', 'first_byte_ms']).execute()).toEqual([
+      { job_id: 'del_1', webhook_id: 'wh_a', remote_address: null, dns_ms: null, connect_ms: null, tls_ms: null, first_byte_ms: null },
+    ]);
   });
 });

@@ -57,6 +57,8 @@ export const adminDeliveryRoutes =
           statusCode: a.status_code,
           error: a.error_code === null ? null : { code: a.error_code, message: a.error_message ?? '' },
           responseSnippet: a.response_snippet,
+          remoteAddress: a.remote_address,
+          timings: { dnsMs: a.dns_ms, connectMs: a.connect_ms, tlsMs: a.tls_ms, firstByteMs: a.first_byte_ms },
         })),
       } as never;
     });

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
-import { inTransaction } from './attempts-store.js';
+import { attemptValues, inTransaction } from './attempts-store.js';
+import type { AttemptTimings } from '../connection-trace.js';
 import type { AttemptRecord, HeldRef } from './job.js';
 import { promoteHeld } from './promote-held.js';
 
@@ -33,17 +34,22 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
                last_error_code = null, last_error_message = null, updated_at = ${now}
           from unnest(${ids}::text[], ${done.map((d) => d.job.lease)}::text[]) as held(id, lease)
          where j.id = held.id and j.state = 'delivering' and j.lease_id = held.lease
-        returning j.id, j.attempt_count, held.lease, j.webhook_id),
+        returning j.id, j.attempt_count, j.webhook_id, held.lease),
       -- a success ends its target's failing streak (auto-disable's counters, migration 007); no row lock when none
       healthy as (
         update webhooks w set failing_since = null, failed_attempts = 0
          where w.id in (select webhook_id from done) and w.failing_since is not null)
-      insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
-      select done.id, done.attempt_count, a.started_at, a.duration_ms, a.status_code, null, null, a.snippet
+      insert into delivery_attempts (job_id, webhook_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet,
+                                     remote_address, dns_ms, connect_ms, tls_ms, first_byte_ms)
+      select done.id, done.webhook_id, done.attempt_count, a.started_at, a.duration_ms, a.status_code, null, null, a.snippet,
+             a.remote_address, a.dns_ms, a.connect_ms, a.tls_ms, a.first_byte_ms
         from done
         join unnest(${ids}::text[], ${done.map((d) => d.job.lease)}::text[], ${done.map((d) => d.attempt.startedAt)}::bigint[],
                     ${done.map((d) => Math.round(d.attempt.durationMs))}::int[], ${done.map((d) => d.attempt.statusCode)}::int[],
-                    ${done.map((d) => d.attempt.responseSnippet)}::text[]) as a(job_id, lease, started_at, duration_ms, status_code, snippet)
+                    ${done.map((d) => d.attempt.responseSnippet)}::text[], ${done.map((d) => d.attempt.trace?.remoteAddress ?? null)}::text[],
+                    ${timing(done, 'dnsMs')}::int[], ${timing(done, 'connectMs')}::int[], ${timing(done, 'tlsMs')}::int[],
+                    ${timing(done, 'firstByteMs')}::int[])
+             as a(job_id, lease, started_at, duration_ms, status_code, snippet, remote_address, dns_ms, connect_ms, tls_ms, first_byte_ms)
           on a.job_id = done.id and a.lease = done.lease
       returning job_id`.execute(db);
     const applied = new Set(rows.map((r) => r.job_id));
@@ -64,13 +70,19 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
         from (select value ->> 0 as id, value ->> 1 as lease from json_each(${JSON.stringify(done.map((d) => [d.job.id, d.job.lease]))})) as held
        where delivery_jobs.id = held.id and delivery_jobs.state = 'delivering' and delivery_jobs.lease_id = held.lease
       returning delivery_jobs.id, delivery_jobs.attempt_count, delivery_jobs.webhook_id`.execute(trx);
-    const numbers = new Map(rows.map((r) => [r.id, r.attempt_count]));
+    const numbers = new Map(rows.map((r) => [r.id, r]));
     const attempts = done
       .filter((d) => numbers.has(d.job.id) && (current === null || current.get(d.job.id) === d.job.lease))
-      .map(({ job, attempt: a }) => [job.id, numbers.get(job.id), a.startedAt, Math.round(a.durationMs), a.statusCode, a.responseSnippet]);
+      .map(({ job, attempt }) => {
+        const { webhook_id, attempt_count } = numbers.get(job.id)!;
+        const a = attemptValues(job.id, webhook_id, attempt_count, attempt);
+        return [a.job_id, a.webhook_id, a.number, a.started_at, a.duration_ms, a.status_code, a.response_snippet, a.remote_address, a.dns_ms, a.connect_ms, a.tls_ms, a.first_byte_ms];
+      });
     await sql`
-      insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
-      select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, null, null, value ->> 5
+      insert into delivery_attempts (job_id, webhook_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet,
+                                     remote_address, dns_ms, connect_ms, tls_ms, first_byte_ms)
+      select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, null, null, value ->> 6,
+             value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11
         from json_each(${JSON.stringify(attempts)})`.execute(trx);
     await promoteHeld(trx, caps, { now, after: [...numbers.keys()] });
     const targets = [...new Set(rows.map((r) => r.webhook_id))];
@@ -80,6 +92,9 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
     return new Set(numbers.keys());
   });
 }
+
+const timing = (done: readonly Completion[], phase: keyof AttemptTimings): Array<number | null> =>
+  done.map((d) => d.attempt.trace?.timings[phase] ?? null);
 
 /** Null when every job of the batch is there once (the usual case: no read needed). */
 async function currentLeases(trx: Kysely<Tables>, done: readonly Completion[]): Promise<Map<string, string | null> | null> {

@@ -3,6 +3,7 @@ import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newId } from '../../lib/ids.js';
 import { envelopeOf, type EventInput } from '../envelope.js';
+import { isRecordEvent, wantsEvent } from '../subscription-match.js';
 import { findTargets, subscribedTargets, type TargetRow } from '../targets-store.js';
 import type { HeldJob } from './job.js';
 
@@ -29,40 +30,6 @@ export interface Enqueued {
   jobIds: string[];
   pending: number;
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
-}
-
-const RECORD_TOPICS: ReadonlySet<string> = new Set(['record.created', 'record.updated', 'record.deleted']);
-
-/** A change to a record: only these are narrowed by a target's subscription or held back by its ordering (SPEC §9). */
-const isRecordEvent = (event: EventInput): boolean => RECORD_TOPICS.has(event.topic);
-
-type RecordPayload = { record?: { data?: Record<string, unknown> }; previous?: { data?: Record<string, unknown> } };
-
-const fieldValue = (data: Record<string, unknown> | undefined, field: string): string =>
-  JSON.stringify(data && Object.hasOwn(data, field) ? data[field] : null);
-
-/** `changedFields`: a record.updated counts only when one of these fields' value differs between previous and record. */
-function changesWatchedField(target: TargetRow, event: EventInput): boolean {
-  if (target.changedFields === null || event.topic !== 'record.updated') return true;
-  const { record, previous } = event.payload as RecordPayload;
-  return target.changedFields.some((f) => fieldValue(record?.data, f) !== fieldValue(previous?.data, f));
-}
-
-/**
- * The target's `filter` (SPEC §9): holds for a created record, a deleted one's last state, and an update's record or
- * previous state. A null filter lets everything through.
- */
-export function matchesFilter(target: Pick<TargetRow, 'filter'>, _event: EventInput): boolean {
-  if (target.filter === null) return true;
-  // integrator: wire records/query evaluate — until then a set filter lets every event through.
-  return true;
-}
-
-/** Whether `target` gets a job for `event`: its collections, changed fields and filter, for record events only. */
-export function wantsEvent(target: TargetRow, event: EventInput): boolean {
-  if (!isRecordEvent(event)) return true;
-  if (target.collections !== null && !target.collections.includes(event.collection)) return false;
-  return changesWatchedField(target, event) && matchesFilter(target, event);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AttemptTrace } from '../connection-trace.js';
 
 /**
  * A job held under a lease, by a claim or a hand-off: what an attempt needs, and the token that fences every
@@ -29,6 +30,8 @@ export interface AttemptRecord {
   statusCode: number | null;
   error: { code: string; message: string } | null;
   responseSnippet: string;
+  /** Diagnostics the client reported: the address dialled and the phases' timings (none for an attempt never sent). */
+  trace?: AttemptTrace;
 }
 
 export const newLeaseToken = (): string => `lease_${randomBytes(12).toString('base64url')}`;

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { DeliveryJobsTable, JobState, Tables } from '../../db/tables.js';
+import { idFloorAt } from '../../lib/ids.js';
 import { envelopeOf } from '../envelope.js';
 
 /** Reads of the queue for the admin API and metrics; transitions live in their own files. */
@@ -65,4 +66,37 @@ export async function countPrunable(db: Kysely<Tables>, opts: { state: 'delivere
   const jobs = await db.selectFrom(old.as('j')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const attempts = await db.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', 'in', old).executeTakeFirstOrThrow();
   return { jobs: Number(jobs.n), attempts: Number(attempts.n) };
+}
+
+export interface ReplayCandidate {
+  id: string;
+  topic: string;
+  collection: string;
+  record_id: string;
+  payload: string | null;
+}
+
+/**
+ * Up to `limit` events created within [from, to], after `afterId`, oldest first, that this target has no job for:
+ * what a replay may send. Event ids sort by creation time, so the walk starts at the window's start on the primary key; the job check is a
+ * probe of delivery_jobs (event_id, webhook_id), migration 008. Events without a stored payload cannot be sent.
+ */
+export async function eventsWithoutJob(
+  db: Kysely<Tables>,
+  opts: { webhookId: string; from: number; to: number; afterId: string | null; limit: number },
+): Promise<ReplayCandidate[]> {
+  let q = db
+    .selectFrom('events as e')
+    .select(['e.id', 'e.topic', 'e.collection', 'e.record_id', 'e.payload'])
+    .where('e.id', '>=', idFloorAt('evt', opts.from))
+    .where('e.created_at', '>=', opts.from)
+    .where('e.created_at', '<=', opts.to)
+    .where('e.payload', 'is not', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('delivery_jobs as j').select('j.id').whereRef('j.event_id', '=', 'e.id').where('j.webhook_id', '=', opts.webhookId))),
+    )
+    .orderBy('e.id')
+    .limit(opts.limit);
+  if (opts.afterId !== null) q = q.where('e.id', '>', opts.afterId);
+  return q.execute();
 }

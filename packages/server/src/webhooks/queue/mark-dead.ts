@@ -30,10 +30,10 @@ export async function markDead(
       .where('id', '=', job.id)
       .where('state', '=', 'delivering')
       .where('lease_id', '=', job.lease)
-      .returning('attempt_count')
+      .returning(['attempt_count', 'webhook_id'])
       .executeTakeFirst();
     if (!row) return false;
-    await insertAttempt(trx, job.id, row.attempt_count, attempt);
+    await insertAttempt(trx, { id: job.id, webhookId: row.webhook_id }, row.attempt_count, attempt);
     await promoteHeld(trx, caps, { now, after: [job.id] });
     return true;
   });

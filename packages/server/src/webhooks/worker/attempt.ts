@@ -1,4 +1,5 @@
 import type { AttemptOutcome, DeliveryRequest } from '../http-client.js';
+import { NO_TRACE, type AttemptTrace } from '../connection-trace.js';
 import type { AttemptResult } from '../decision.js';
 import type { HeldJob } from '../queue/job.js';
 import { signatureHeader } from '../signing.js';
@@ -15,6 +16,8 @@ export interface AttemptFacts {
   startedAt: number;
   durationMs: number;
   snippet: string;
+  /** The address dialled and the phases' timings, as the client reported them. */
+  trace: AttemptTrace;
 }
 
 export interface AttemptDeps {
@@ -36,6 +39,7 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
     startedAt,
     durationMs: 0,
     snippet: '',
+    trace: NO_TRACE,
   });
   if (!target || !target.enabled) return notAttempted('target-unavailable');
   if (job.leaseExpiresAt - startedAt < deps.leaseSafetyMs) return notAttempted('lease-lapsing');
@@ -65,5 +69,5 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
     outcome.kind === 'response'
       ? { kind: 'response', statusCode: outcome.statusCode, retryAfterSeconds: outcome.retryAfterSeconds }
       : { kind: 'failure', code: outcome.code, message: outcome.message };
-  return { result, startedAt, durationMs: outcome.durationMs, snippet: outcome.kind === 'response' ? outcome.snippet : '' };
+  return { result, startedAt, durationMs: outcome.durationMs, snippet: outcome.kind === 'response' ? outcome.snippet : '', trace: outcome.trace ?? NO_TRACE };
 }

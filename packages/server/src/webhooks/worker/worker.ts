@@ -228,6 +228,7 @@ export class DeliveryWorker implements JobHandoff {
       statusCode: facts?.result.kind === 'response' ? facts.result.statusCode : null,
       error: null,
       responseSnippet: facts?.snippet ?? '',
+      trace: facts?.trace,
     };
     this.completer.submit({ job, decision, attempt });
   }

@@ -1,0 +1,75 @@
+import { api, seg } from '../api.js';
+import { h, replace, time } from '../dom.js';
+import { href, type PageContext } from '../router.js';
+import { bannerSlot, errorBanner } from '../ui/feedback.js';
+import { percent } from '../ui/health-summary.js';
+import type { Page, TargetStats, Webhook } from '../types.js';
+import { badge, card, loading, pageHeader, table } from './common.js';
+
+/** How many targets' statistics are asked for at once. */
+const PARALLEL = 6;
+
+interface Row {
+  target: Webhook;
+  stats: TargetStats | null;
+}
+
+/**
+ * Every target's last 24 hours at a glance, failing ones first: lowest success rate first, targets without attempts
+ * after those with some, disabled ones last.
+ */
+export function healthPage(ctx: PageContext): HTMLElement {
+  const banner = bannerSlot();
+  const list = h('div', null, loading());
+
+  const load = async () => {
+    try {
+      const targets: Webhook[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Page<Webhook> = await api.get<Page<Webhook>>('/webhooks', { limit: 500, cursor });
+        targets.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor && ctx.alive());
+      const rows: Row[] = [];
+      for (let i = 0; i < targets.length; i += PARALLEL) {
+        rows.push(...(await Promise.all(targets.slice(i, i + PARALLEL).map(async (target) => ({
+          target,
+          stats: await api.get<TargetStats>(`/webhooks/${seg(target.id)}/stats`).catch(() => null),
+        })))));
+      }
+      if (!ctx.alive()) return;
+      rows.sort(failingFirst);
+      replace(list, table(['Target', 'State', 'Success rate (24 h)', 'Attempts', 'Last success', 'Last failure'], rows.map(row),
+        { testid: 'health-table', caption: 'Health of every webhook target', empty: 'No webhook targets yet.' }));
+    } catch (err) {
+      if (ctx.alive()) banner.show(errorBanner(err));
+    }
+  };
+  void load();
+
+  return h('div', { class: 'page' },
+    h('p', { class: 'breadcrumb' }, h('a', { href: '#/webhooks' }, 'Webhooks'), ' / '),
+    pageHeader('Webhook health', { subtitle: 'The last 24 hours of every target, failing ones first.', testid: 'health-title' }),
+    banner,
+    card(null, list));
+}
+
+function failingFirst(a: Row, b: Row): number {
+  const rank = (r: Row) => [r.target.enabled ? 0 : 1, r.stats?.successRate ?? 2] as const;
+  const [ea, ra] = rank(a);
+  const [eb, rb] = rank(b);
+  return ea - eb || ra - rb || a.target.name.localeCompare(b.target.name);
+}
+
+function row({ target, stats }: Row): HTMLTableRowElement {
+  const rate = stats?.successRate ?? null;
+  const kind = rate === null ? 'muted' : rate >= 0.99 ? 'ok' : rate >= 0.9 ? 'warn' : 'danger';
+  return h('tr', { testid: 'health-row', 'data-id': target.id },
+    h('td', null, h('a', { href: href(`/webhooks/${encodeURIComponent(target.id)}`), class: 'strong', testid: 'health-link' }, target.name)),
+    h('td', null, target.enabled ? badge('enabled', 'ok', 'webhook-state') : badge('disabled', 'muted', 'webhook-state')),
+    h('td', null, badge(percent(rate), kind, 'health-rate')),
+    h('td', { class: 'num' }, stats ? `${stats.attempts.succeeded} / ${stats.attempts.total}` : '—'),
+    h('td', null, time(stats?.lastSuccessAt)),
+    h('td', null, time(stats?.lastFailureAt)));
+}

@@ -1,0 +1,106 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { iso } from '../../lib/clock.js';
+import { idPattern } from '../../lib/ids.js';
+import { recoverTarget, replayTarget, type Window } from '../../webhooks/recover-replay.js';
+import { requireTarget } from '../../webhooks/targets.js';
+import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, targetHealth } from '../../webhooks/target-health.js';
+import { errorResponses } from '../schemas.js';
+
+/** A target's health, and sending it what it missed (SPEC §10 "Target health", "Recover and replay"). */
+
+const IdParams = Type.Object({ id: Type.String({ pattern: idPattern('wh').source }) });
+const security = [{ adminSession: [], csrfToken: [] }];
+const DateTime = Type.String({ format: 'date-time' });
+const strict = { additionalProperties: false } as const;
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const TargetStats = Type.Object(
+  {
+    attempts: Type.Object({ total: Type.Integer(), succeeded: Type.Integer(), failed: Type.Integer() }, strict),
+    successRate: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    latencyMs: Type.Object({ p50: Nullable(Type.Integer()), p95: Nullable(Type.Integer()) }, { ...strict, description: 'Nearest-rank percentiles of every attempt duration in the window' }),
+    lastSuccessAt: Nullable(DateTime),
+    lastFailureAt: Nullable(DateTime),
+    buckets: Type.Array(Type.Object({ start: DateTime, succeeded: Type.Integer(), failed: Type.Integer() }, strict), { description: 'Hourly, aligned to the hour, oldest first' }),
+  },
+  strict,
+);
+
+/** A time the client sent, as Unix ms; `path` names it in the problem. */
+export function parseTime(value: string, path: string, code: 'invalid_query' | 'validation_failed'): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new AppError(code, `${path} is not a date-time.`, { errors: [{ path, message: 'not a date-time' }] });
+  return ms;
+}
+
+const WindowBody = Type.Object({ since: DateTime, until: Type.Optional(DateTime) }, strict);
+
+function windowOf(ctx: Context, body: { since: string; until?: string }): Window {
+  const since = parseTime(body.since, '/since', 'validation_failed');
+  const until = body.until === undefined ? ctx.clock.now() : parseTime(body.until, '/until', 'validation_failed');
+  if (until < since) throw new AppError('validation_failed', 'until is before since.', { errors: [{ path: '/until', message: 'before since' }] });
+  return { since, until };
+}
+
+export const adminWebhookHealthRoutes =
+  (ctx: Context): FastifyPluginAsync =>
+  async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get('/admin/v1/webhooks/:id/stats', {
+      schema: {
+        summary: "A target's attempts, success rate, latency and hourly buckets since a time (default 24 h, at most 7 days back)",
+        tags: ['webhooks'],
+        security,
+        params: IdParams,
+        querystring: Type.Object({ since: Type.Optional(DateTime) }, strict),
+        response: { 200: TargetStats, ...errorResponses(400, 401, 403, 404) },
+      },
+    }, async (request) => {
+      const target = await requireTarget(ctx, request.params.id);
+      const now = ctx.clock.now();
+      const since = request.query.since === undefined ? now - DEFAULT_HEALTH_WINDOW_MS : parseTime(request.query.since, 'since', 'invalid_query');
+      if (since < now - MAX_HEALTH_WINDOW_MS) {
+        throw new AppError('invalid_query', 'since may be at most 7 days back.', { errors: [{ path: 'since', message: 'more than 7 days back' }] });
+      }
+      if (since > now) throw new AppError('invalid_query', 'since is in the future.', { errors: [{ path: 'since', message: 'in the future' }] });
+      const h = await targetHealth(ctx.database.db, { webhookId: target.id, since, now });
+      const time = (ms: number | null) => (ms === null ? null : iso(ms));
+      return {
+        ...h,
+        lastSuccessAt: time(h.lastSuccessAt),
+        lastFailureAt: time(h.lastFailureAt),
+        buckets: h.buckets.map((b) => ({ ...b, start: iso(b.start) })),
+      };
+    });
+
+    app.post('/admin/v1/webhooks/:id/recover', {
+      schema: {
+        summary: "Send every dead job of this target created in the window back to pending for one more round",
+        tags: ['webhooks'],
+        security,
+        params: IdParams,
+        body: WindowBody,
+        response: { 200: Type.Object({ jobs: Type.Integer() }, strict), ...errorResponses(401, 403, 404, 409, 413, 415, 422) },
+      },
+    }, async (request) => recoverTarget(ctx, request.params.id, windowOf(ctx, request.body)));
+
+    app.post('/admin/v1/webhooks/:id/replay', {
+      schema: {
+        summary: "Create a job for every retained event in the window that the target's subscription matches and that it has no job for",
+        description: '`since` in the answer is the one used: moved forward to the delivered-jobs retention horizon if it was earlier.',
+        tags: ['webhooks'],
+        security,
+        params: IdParams,
+        body: WindowBody,
+        response: { 200: Type.Object({ jobs: Type.Integer(), since: DateTime }, strict), ...errorResponses(401, 403, 404, 409, 413, 415, 422) },
+      },
+    }, async (request) => {
+      const { jobs, since } = await replayTarget(ctx, request.params.id, windowOf(ctx, request.body));
+      return { jobs, since: iso(since) };
+    });
+  };

@@ -1,0 +1,71 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../db/tables.js';
+
+/**
+ * Reads of one target's attempts within a time window, for its health (SPEC §10). Every query is a range of
+ * `delivery_attempts_webhook_time` (webhook_id, started_at), migration 008: the window is read, never the history.
+ * A succeeded attempt is one recorded without an error (a 2xx); every other recorded attempt failed.
+ */
+
+export const HOUR_MS = 3_600_000;
+
+export interface Window {
+  webhookId: string;
+  /** Inclusive bounds, Unix ms. */
+  from: number;
+  to: number;
+}
+
+export interface HourCounts {
+  /** The hour's start, Unix ms. */
+  hour: number;
+  succeeded: number;
+  failed: number;
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+}
+
+const inWindow = (db: Kysely<Tables>, w: Window) =>
+  db.selectFrom('delivery_attempts').where('webhook_id', '=', w.webhookId).where('started_at', '>=', w.from).where('started_at', '<=', w.to);
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** Attempts per hour of the window (hours without attempts are absent); integer division on both databases. */
+export async function countsByHour(db: Kysely<Tables>, w: Window): Promise<HourCounts[]> {
+  const rows = await countsByHourQuery(db, w).execute();
+  return rows.map((r) => ({
+    hour: Number(r.hour) * HOUR_MS,
+    succeeded: Number(r.succeeded),
+    failed: Number(r.total) - Number(r.succeeded),
+    lastSuccessAt: num(r.last_success),
+    lastFailureAt: num(r.last_failure),
+  }));
+}
+
+/** The statement alone, so its plan can be checked. */
+export function countsByHourQuery(db: Kysely<Tables>, w: Window) {
+  // The divisor is a literal so the grouped expression and the selected one are the same text on PostgreSQL.
+  const hour = sql<number>`started_at / ${sql.lit(HOUR_MS)}`;
+  const ok = sql`error_code is null`;
+  return inWindow(db, w)
+    .select([
+      hour.as('hour'),
+      sql<number>`count(*)`.as('total'),
+      sql<number>`sum(case when ${ok} then 1 else 0 end)`.as('succeeded'),
+      sql<number | null>`max(case when ${ok} then started_at end)`.as('last_success'),
+      sql<number | null>`max(case when ${ok} then null else started_at end)`.as('last_failure'),
+    ])
+    .groupBy(hour);
+}
+
+/**
+ * The duration at 1-based `rank` of the window's attempts ordered by duration (nearest-rank percentiles): the same
+ * integer comparison and row on both databases, where their own percentile functions differ or are missing.
+ */
+export async function durationAtRank(db: Kysely<Tables>, w: Window, rank: number): Promise<number | null> {
+  const row = await durationAtRankQuery(db, w, rank).executeTakeFirst();
+  return row ? Number(row.duration_ms) : null;
+}
+
+export const durationAtRankQuery = (db: Kysely<Tables>, w: Window, rank: number) =>
+  inWindow(db, w).select('duration_ms').orderBy('duration_ms').limit(1).offset(rank - 1);

@@ -1,0 +1,38 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { idFloorAt } from '../../lib/ids.js';
+
+/**
+ * dead → pending, for up to `limit` dead jobs of one target created within [from, to]: each gets one more full round
+ * of the schedule, exactly as retryDead gives one job (round_start = attempt_count; numbering continues). Only while
+ * the target is not deleted. One guarded statement per batch, so a recovery of thousands of jobs never holds one
+ * long lock; the caller repeats it until a batch comes back short. Returns how many jobs it sent back.
+ */
+export async function recoverDead(
+  db: Kysely<Tables>,
+  opts: { now: number; webhookId: string; from: number; to: number; firstDelayMs: number; limit: number },
+): Promise<number> {
+  const { now, webhookId, from, to, limit } = opts;
+  // Job ids sort by creation time: the lower bound starts the walk of the dead jobs' partial index (migration 003) at
+  // the window, not at the oldest dead job.
+  const batch = db
+    .selectFrom('delivery_jobs')
+    .select('id')
+    .where('state', '=', sql.lit('dead'))
+    .where('id', '>=', idFloorAt('del', from))
+    .where('webhook_id', '=', webhookId)
+    .where('created_at', '>=', from)
+    .where('created_at', '<=', to)
+    .orderBy('id')
+    .limit(limit);
+  const res = await db
+    .updateTable('delivery_jobs')
+    .set((eb) => ({ state: 'pending', round_start: eb.ref('attempt_count'), next_attempt_at: now + opts.firstDelayMs, updated_at: now }))
+    .where('id', 'in', batch)
+    .where('state', '=', 'dead')
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'delivery_jobs.webhook_id').where('w.deleted_at', 'is', null)),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}

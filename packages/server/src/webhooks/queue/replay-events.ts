@@ -1,0 +1,29 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { newId } from '../../lib/ids.js';
+
+/**
+ * [*] → pending for events a target missed (POST /admin/v1/webhooks/{id}/replay): one job of this target per event
+ * named, in one statement whose every row is guarded by "this target has no job for this event yet", so an event
+ * another replay (or the write itself) already gave a job is skipped. Run one bounded batch at a time, inside the
+ * caller's transaction. The job is built from the event row, as enqueue builds it; its envelope comes from the
+ * event's stored payload. Returns the ids of the jobs created.
+ */
+export async function replayEvents(trx: Kysely<Tables>, opts: { now: number; webhookId: string; eventIds: readonly string[] }): Promise<string[]> {
+  const { now, webhookId } = opts;
+  if (opts.eventIds.length === 0) return [];
+  // (event id, new job id) pairs; a VALUES list names its columns column1, column2 on both databases.
+  const pairs = sql.join(opts.eventIds.map((eventId) => sql`(${eventId}, ${newId('del', now)})`));
+  // Literals, not parameters, in the select list: PostgreSQL would type those parameters as text.
+  const { rows } = await sql<{ id: string }>`
+    insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start,
+                               next_attempt_at, created_at, updated_at)
+    select v.column2, ${sql.lit(webhookId)}, e.id, e.topic, e.collection, e.record_id, 'pending', 0, 0,
+           ${sql.lit(now)}, ${sql.lit(now)}, ${sql.lit(now)}
+      from (values ${pairs}) as v
+      join events e on e.id = v.column1
+     where e.payload is not null
+       and not exists (select 1 from delivery_jobs j where j.event_id = e.id and j.webhook_id = ${webhookId})
+    returning id`.execute(trx);
+  return rows.map((r) => r.id);
+}

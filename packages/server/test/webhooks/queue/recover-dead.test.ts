@@ -1,0 +1,72 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newId } from '../../../src/lib/ids.js';
+import { recoverDead } from '../../../src/webhooks/queue/recover-dead.js';
+import type { TestContext } from '../../helpers/context.js';
+import { DIALECTS } from '../../helpers/db.js';
+import { NOW, T0, jobRow, queueContext, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+
+const FIRST_DELAY_MS = 5_000;
+const MIN = 60_000;
+
+/** dead → pending for a target's dead jobs created within a window, a bounded batch per call. */
+describe.each(DIALECTS)('recoverDead (%s)', (dialect) => {
+  let t: TestContext;
+  beforeEach(async () => {
+    t = await queueContext(dialect);
+  });
+  afterEach(async () => t.close());
+
+  /** A job created at `at`, with the time-ordered id a real job created then would have. */
+  async function deadJobAt(at: number, webhookId = 'wh_a', state: 'dead' | 'pending' | 'delivered' = 'dead') {
+    const id = newId('del', at);
+    const row = await seedJob(t.ctx.database.db, { id, webhookId, state, attemptCount: 8, roundStart: 0, lastError: { code: 'http_status', message: 'The receiver answered 500.' } });
+    await sql`update delivery_jobs set created_at = ${at} where id = ${id}`.execute(t.ctx.database.db);
+    return { ...row, created_at: at };
+  }
+  const recover = (from: number, to: number, limit = 500, webhookId = 'wh_a') =>
+    recoverDead(t.ctx.database.db, { now: NOW, webhookId, from, to, firstDelayMs: FIRST_DELAY_MS, limit });
+
+  it("sends the target's dead jobs created in the window back to pending for a new round, as a retry does; nothing else moves", async () => {
+    const { db } = t.ctx.database;
+    await seedTarget(db, 'wh_b');
+    const before = await deadJobAt(T0 - 10 * MIN);
+    const inside = await deadJobAt(T0 - 5 * MIN);
+    const edge = await deadJobAt(T0);
+    await deadJobAt(T0 - 5 * MIN, 'wh_b');
+    await deadJobAt(T0 - 5 * MIN, 'wh_a', 'delivered');
+    await deadJobAt(T0 - 5 * MIN, 'wh_a', 'pending');
+    const untouched = await snapshot(db);
+
+    expect(await recover(T0 - 6 * MIN, T0)).toBe(2);
+    for (const job of [inside, edge]) {
+      expect(await jobRow(db, job.id)).toEqual({ ...job, state: 'pending', round_start: 8, next_attempt_at: NOW + FIRST_DELAY_MS, updated_at: NOW });
+    }
+    const after = await snapshot(db);
+    const moved = new Set([inside.id, edge.id]);
+    expect(after.jobs.filter((j) => !moved.has(j.id))).toEqual(untouched.jobs.filter((j) => !moved.has(j.id)));
+    expect(await jobRow(db, before.id)).toEqual(before);
+    // A second call finds nothing left to recover in the window.
+    expect(await recover(T0 - 6 * MIN, T0)).toBe(0);
+  });
+
+  it('moves at most `limit` jobs per call, oldest first; repeated calls take the rest', async () => {
+    const jobs = [];
+    for (let i = 0; i < 5; i++) jobs.push(await deadJobAt(T0 - (5 - i) * MIN));
+    expect(await recover(T0 - 10 * MIN, T0, 2)).toBe(2);
+    expect((await jobRow(t.ctx.database.db, jobs[0]!.id))!.state).toBe('pending');
+    expect((await jobRow(t.ctx.database.db, jobs[2]!.id))!.state).toBe('dead');
+    expect(await recover(T0 - 10 * MIN, T0, 2)).toBe(2);
+    expect(await recover(T0 - 10 * MIN, T0, 2)).toBe(1);
+    expect(await recover(T0 - 10 * MIN, T0, 2)).toBe(0);
+  });
+
+  it('changes nothing for a deleted target', async () => {
+    const { db } = t.ctx.database;
+    await seedTarget(db, 'wh_gone', { enabled: false, deletedAt: T0 + 1 });
+    await deadJobAt(T0 - MIN, 'wh_gone');
+    const before = await snapshot(db);
+    expect(await recover(T0 - 10 * MIN, T0, 500, 'wh_gone')).toBe(0);
+    expect(await snapshot(db)).toEqual(before);
+  });
+});
