@@ -317,36 +317,6 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await byTestId('deliveries-table-empty').waitFor();
   });
 
-  it('shows events live, catches up after a pause, and filters by topic', async () => {
-    await page.goto(url('/admin/#/events'));
-    await expect.poll(() => byTestId('events-status').textContent()).toBe('live');
-    const rowFor = (id: string) => page.locator(`[data-testid=event-row]:has-text("${id}")`);
-    const first = await publicApi('POST', '/collections/issues/records', { data: { title: 'Live one', priority: 2 } });
-    expect(first.status).toBe(201);
-    await expect.poll(() => rowFor(first.json.id).count()).toBe(1);
-
-    await byTestId('events-pause').click();
-    expect(await byTestId('events-status').textContent()).toBe('paused');
-    const second = await publicApi('POST', '/collections/issues/records', { data: { title: 'While paused', priority: 3 } });
-    expect(second.status).toBe(201);
-    expect(await rowFor(second.json.id).count()).toBe(0);
-    await byTestId('events-pause').click();
-    await expect.poll(() => rowFor(second.json.id).count()).toBe(1);
-    expect(await rowFor(first.json.id).count()).toBe(1);
-
-    await byTestId('events-topic').selectOption('record.updated');
-    await byTestId('events-apply').click();
-    await expect.poll(() => byTestId('event-row').count()).toBe(0);
-    await expect.poll(() => byTestId('events-status').textContent()).toBe('live');
-    const created = await publicApi('POST', '/collections/issues/records', { data: { title: 'Not shown', priority: 4 } });
-    const updated = await publicApi('PATCH', `/collections/issues/records/${first.json.id}`, { data: { title: 'Live one, edited' } });
-    expect(updated.status).toBe(200);
-    await expect.poll(() => byTestId('event-row').count()).toBe(1);
-    expect(await rowFor(created.json.id).count()).toBe(0);
-    expect(await byTestId('event-row').first().textContent()).toContain('record.updated');
-    await shot('events');
-  });
-
   it("shows a target's health, recovers its dead jobs, and each attempt's connection", async () => {
     await page.goto(url(`/admin/#/webhooks/${encodeURIComponent(webhookId)}`));
     await byTestId('health-chart').waitFor();
@@ -408,6 +378,36 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     } finally {
       await page.setViewportSize({ width: 1280, height: 860 });
     }
+  });
+
+  it('shows events live, catches up after a pause, and filters by topic', async () => {
+    await page.goto(url('/admin/#/events'));
+    await expect.poll(() => byTestId('events-status').textContent()).toBe('live');
+    const rowFor = (id: string) => page.locator(`[data-testid=event-row]:has-text("${id}")`);
+    const first = await publicApi('POST', '/collections/issues/records', { data: { title: 'Live one', priority: 2 } });
+    expect(first.status).toBe(201);
+    await expect.poll(() => rowFor(first.json.id).count()).toBe(1);
+
+    await byTestId('events-pause').click();
+    expect(await byTestId('events-status').textContent()).toBe('paused');
+    const second = await publicApi('POST', '/collections/issues/records', { data: { title: 'While paused', priority: 3 } });
+    expect(second.status).toBe(201);
+    expect(await rowFor(second.json.id).count()).toBe(0);
+    await byTestId('events-pause').click();
+    await expect.poll(() => rowFor(second.json.id).count()).toBe(1);
+    expect(await rowFor(first.json.id).count()).toBe(1);
+
+    await byTestId('events-topic').selectOption('record.updated');
+    await byTestId('events-apply').click();
+    await expect.poll(() => byTestId('event-row').count()).toBe(0);
+    await expect.poll(() => byTestId('events-status').textContent()).toBe('live');
+    const created = await publicApi('POST', '/collections/issues/records', { data: { title: 'Not shown', priority: 4 } });
+    const updated = await publicApi('PATCH', `/collections/issues/records/${first.json.id}`, { data: { title: 'Live one, edited' } });
+    expect(updated.status).toBe(200);
+    await expect.poll(() => byTestId('event-row').count()).toBe(1);
+    expect(await rowFor(created.json.id).count()).toBe(0);
+    expect(await byTestId('event-row').first().textContent()).toContain('record.updated');
+    await shot('events');
   });
 
   it('renders a hostile webhook name as text', async () => {

@@ -53,6 +53,7 @@ export const adminWebhookHealthRoutes =
 
     app.get('/admin/v1/webhooks/:id/stats', {
       schema: {
+        operationId: 'getWebhookStats',
         summary: "A target's attempts, success rate, latency and hourly buckets since a time (default 24 h, at most 7 days back)",
         tags: ['webhooks'],
         security,
@@ -80,6 +81,7 @@ export const adminWebhookHealthRoutes =
 
     app.post('/admin/v1/webhooks/:id/recover', {
       schema: {
+        operationId: 'recoverWebhookDeliveries',
         summary: "Send every dead job of this target created in the window back to pending for one more round",
         tags: ['webhooks'],
         security,
@@ -91,6 +93,7 @@ export const adminWebhookHealthRoutes =
 
     app.post('/admin/v1/webhooks/:id/replay', {
       schema: {
+        operationId: 'replayWebhookEvents',
         summary: "Create a job for every retained event in the window that the target's subscription matches and that it has no job for",
         description: '`since` in the answer is the one used: moved forward to the delivered-jobs retention horizon if it was earlier.',
         tags: ['webhooks'],

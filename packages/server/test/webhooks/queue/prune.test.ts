@@ -19,7 +19,7 @@ describe.each(DIALECTS)('prune (%s)', (dialect) => {
     const { db } = t.ctx.database;
     await seedJob(db, { id, webhookId: 'wh_a', state, attemptCount: attempts });
     await db.updateTable('delivery_jobs').set({ updated_at: at }).where('id', '=', id).execute();
-    for (let n = 1; n <= attempts; n++) await insertAttempt(db, id, n, n === attempts && state === 'delivered' ? okAttempt() : failedAttempt());
+    for (let n = 1; n <= attempts; n++) await insertAttempt(db, { id, webhookId: 'wh_a' }, n, n === attempts && state === 'delivered' ? okAttempt() : failedAttempt());
   };
 
   it('removes only jobs of the state that reached it before the cutoff, with their attempts, oldest first, at most `limit` a call', async () => {
