@@ -49,6 +49,8 @@ export interface FieldError {
   /** JSON Pointer into the request body, or the query parameter's name. */
   path: string;
   message: string;
+  /** Where in the parameter the fault starts, in code points (a filter's syntax or type error, SPEC §8). */
+  position?: number;
 }
 
 export class AppError extends Error {

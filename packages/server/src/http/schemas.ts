@@ -22,7 +22,7 @@ export const Problem = Type.Object(
     detail: Type.String(),
     code: Type.Enum(Object.keys(ERRORS) as Array<keyof typeof ERRORS>),
     requestId: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }, strict))),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String(), position: Type.Optional(Type.Integer({ minimum: 0 })) }, strict))),
   },
   { $id: 'Problem', ...strict, description: 'RFC 9457 problem details; branch on `code`.' },
 );
