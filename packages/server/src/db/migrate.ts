@@ -5,6 +5,7 @@ import * as m002 from './migrations/002_claim_index.js';
 import * as m003 from './migrations/003_lean_jobs.js';
 import * as m004 from './migrations/004_job_constraints.js';
 import * as m005 from './migrations/005_event_feed.js';
+import * as m009 from './migrations/009_record_queries.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003_lean_jobs': m003,
   '004_job_constraints': m004,
   '005_event_feed': m005,
+  '009_record_queries': m009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -105,7 +105,7 @@ describe.each(DIALECTS)('migration 004: soft-deleted targets, a foreign key and 
     await sql`insert into delivery_attempts (job_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
               values ('del_2', 1, ${now}, 12, 500, 'http_status', 'The receiver answered 500.', 'boom')`.execute(db);
 
-    expect(await migrateToLatest(database)).toEqual(['004_job_constraints', '005_event_feed']);
+    expect(await migrateToLatest(database)).toEqual(['004_job_constraints', '005_event_feed', '009_record_queries']);
 
     const targets = await db.selectFrom('webhooks').select(['id', 'enabled', 'secret_sealed', 'deleted_at']).orderBy('id').execute();
     expect(targets.map((t) => ({ ...t, deleted_at: t.deleted_at === null ? null : Number(t.deleted_at) }))).toEqual([

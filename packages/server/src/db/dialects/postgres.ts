@@ -1,7 +1,54 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Tables } from '../tables.js';
-import type { Database, DialectCapabilities, JobSignal } from './types.js';
+import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
+
+// data is text: each expression parses it as jsonb. Text compares under "C" (code points); lower() under the libc
+// C.utf8 ctype maps one code point to one (the Unicode simple mapping); svc_instant is migration 009's function.
+const fieldSql = (name: string, type: QueryValueType): string => {
+  const value = `(data::jsonb ->> '${name}')`;
+  switch (type) {
+    case 'text':
+      return `(${value} collate "C")`;
+    case 'number':
+    case 'integer':
+      return `(${value}::numeric)`;
+    case 'boolean':
+      return `(${value}::boolean)`;
+    case 'datetime':
+      return `svc_instant${value}`;
+    case 'json':
+      return value;
+  }
+};
+
+const query: QueryDialect = {
+  field: fieldSql,
+  param: (value, type) => {
+    switch (type) {
+      case 'number':
+      case 'integer':
+      case 'datetime':
+        return sql`cast(${String(value)} as numeric)`;
+      case 'boolean':
+        return sql`cast(${value} as boolean)`;
+      default:
+        return sql`${value}`;
+    }
+  },
+  idText: '(id collate "C")',
+  contains: (name, lowered) => sql<boolean>`strpos(lower((data::jsonb ->> ${sql.raw(`'${name}'`)}) collate "C.utf8"), ${lowered}) > 0`,
+  readValue: (value, type) => {
+    if (value === null || value === undefined) return null;
+    return type === 'number' || type === 'integer' ? Number(value) : (value as string | boolean);
+  },
+  // Concurrently: writes go on during the build. It cannot run inside a transaction.
+  createIndex: (index, collection, expression) =>
+    `create index concurrently if not exists "${index}" on records (${expression}, id) where collection = '${collection}'`,
+  dropIndex: (index) => `drop index concurrently if exists "${index}"`,
+  indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
+    where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
+};
 
 const CHANNEL = 'svc_jobs';
 const FEED_CHANNEL = 'svc_events';
@@ -26,6 +73,7 @@ const caps: DialectCapabilities = {
           select a.backend_xid::text from pg_stat_activity a where a.backend_xid is not null and a.datname is distinct from current_database())),
       pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
   withFeedNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${FEED_CHANNEL}, '') from written`,
+  query,
 };
 
 // Times are bigint milliseconds: pg would return them as strings. They fit a double exactly.

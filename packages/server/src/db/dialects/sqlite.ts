@@ -5,7 +5,25 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
-import type { Database, DialectCapabilities, JobSignal } from './types.js';
+import { instantKey, simpleLowercase } from '../../lib/query-functions.js';
+import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
+
+const fieldSql = (name: string, type: QueryValueType): string =>
+  type === 'datetime' ? `svc_instant(json_extract(data, '$.${name}'))` : `json_extract(data, '$.${name}')`;
+
+// json_extract gives SQL values: TEXT compares by BINARY (UTF-8 bytes, which order as code points), numbers
+// numerically across INTEGER and REAL, JSON true/false as 1/0. svc_lower and svc_instant are registered below.
+const query: QueryDialect = {
+  field: fieldSql,
+  param: (value, type) => (type === 'boolean' ? sql`${value ? 1 : 0}` : sql`${value}`),
+  idText: 'id',
+  contains: (name, lowered) => sql<boolean>`instr(svc_lower(${sql.raw(fieldSql(name, 'text'))}), ${lowered}) > 0`,
+  readValue: (value, type) => (value === null || value === undefined ? null : type === 'boolean' ? value === 1 : (value as string | number)),
+  // A partial index: its WHERE names the collection as a constant, and only queries that say so use it.
+  createIndex: (index, collection, expression) => `create index if not exists "${index}" on records (${expression}, id) where collection = '${collection}'`,
+  dropIndex: (index) => `drop index if exists "${index}"`,
+  indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
+};
 
 const caps: DialectCapabilities = {
   name: 'sqlite',
@@ -23,6 +41,7 @@ const caps: DialectCapabilities = {
   }),
   feedHorizon: () => sql<number>`1`,
   withFeedNotice: (insert) => insert,
+  query,
 };
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -67,6 +86,9 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
   native.pragma(`synchronous = ${synchronous}`);
   native.pragma('busy_timeout = 5000');
   native.pragma('foreign_keys = ON');
+  // Deterministic, so indexes may be built on them. SQLite's own lower() folds ASCII only.
+  native.function('svc_lower', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? simpleLowercase(t) : t));
+  native.function('svc_instant', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? instantKey(t) : null));
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);

@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { QueryDialect } from '../../db/dialects/types.js';
+import type { Tables } from '../../db/tables.js';
+import { decodeCursor } from '../../lib/cursor.js';
+import { idPattern } from '../../lib/ids.js';
+import type { Collection } from '../collections-store.js';
+import { recordPageJson } from '../record-page.js';
+import { filterOrThrow } from './check.js';
+import { queryPageJson } from './query-page.js';
+import { decodeKeyset, parseProjection, parseSort, queryFingerprint } from './sort.js';
+
+/** A records list request's query parameters (SPEC §4 and §8). */
+export interface ListParams {
+  limit?: number;
+  cursor?: string;
+  filter?: string;
+  sort?: string;
+  fields?: string;
+  count?: boolean;
+}
+
+const REC_ID = idPattern('rec');
+
+/** A cursor issued for a filter or sort, brought to the list without them: another query's cursor (SPEC §8). */
+function refuseKeysetCursor(raw: string): void {
+  let q: unknown;
+  try {
+    q = (JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { q?: unknown }).q;
+  } catch {
+    return; // decodeCursor judges it
+  }
+  if (q !== undefined) decodeCursor('!', REC_ID);
+}
+
+/**
+ * One page of a collection's records for the public list and its admin twin. Without filter, sort, fields or count
+ * it is the plain page in id order (its cursors are the same either way, as id order has no other sort values).
+ */
+export async function listRecordsJson(db: Kysely<Tables>, q: QueryDialect, collection: Collection, p: ListParams, maxBytes: number): Promise<string> {
+  const limit = p.limit ?? 50;
+  const filterText = p.filter ?? '';
+  const sortText = p.sort ?? '';
+  const filter = filterText === '' ? null : filterOrThrow(filterText, collection.fields);
+  const sort = parseSort(p.sort, collection.fields);
+  const projection = parseProjection(p.fields, collection.fields);
+  const keyed = filter !== null || sort.length > 0;
+  const fingerprint = keyed ? queryFingerprint(filterText, sortText) : null;
+  if (!keyed && p.cursor) refuseKeysetCursor(p.cursor);
+  if (!keyed && projection === null && p.count !== true) return recordPageJson(db, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
+  let after = null;
+  if (p.cursor !== undefined && p.cursor !== '') {
+    after = fingerprint === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [] } : decodeKeyset(p.cursor, sort, fingerprint, REC_ID);
+  }
+  return queryPageJson(db, q, { collection: collection.name, filter, sort, after }, { limit, maxBytes, projection, count: p.count === true, fingerprint });
+}

@@ -1,0 +1,82 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { QueryDialect } from '../../db/dialects/types.js';
+import type { RecordsTable, Tables } from '../../db/tables.js';
+import { COLLECTION_NAME } from '../fields.js';
+import type { Filter } from './check.js';
+import { filterSql, targetSql } from './compile.js';
+import type { Keyset, SortKey } from './sort.js';
+
+export interface RecordQuery {
+  collection: string;
+  filter: Filter | null;
+  sort: readonly SortKey[];
+  after: Keyset | null;
+}
+
+/** The collection as a constant: a partial index (WHERE collection = '…') is used only by queries naming it so. */
+function collectionSql(collection: string): RawBuilder<unknown> {
+  if (!COLLECTION_NAME.test(collection)) throw new Error(`not a collection name: ${collection}`);
+  return sql.lit(collection);
+}
+
+/**
+ * Rows after the cursor in sort order (each key, nulls last either way, then id): a disjunction over the key
+ * positions, "equal on the keys before, after on this one". A null value has nothing after it but the nulls' ties.
+ */
+function keysetSql(q: QueryDialect, sort: readonly SortKey[], after: Keyset): RawBuilder<boolean> {
+  const branches: Array<RawBuilder<boolean>> = [];
+  const equal: Array<RawBuilder<boolean>> = [];
+  for (let i = 0; i < sort.length; i++) {
+    const t = targetSql(q, sort[i]!.target);
+    const expr = sql.raw(t.text);
+    const v = after.values[i];
+    if (v === null || v === undefined) {
+      equal.push(sql<boolean>`${expr} is null`);
+      continue;
+    }
+    const p = q.param(v, t.type);
+    const beyond = sort[i]!.desc ? sql<boolean>`${expr} < ${p}` : sql<boolean>`${expr} > ${p}`;
+    branches.push(sql<boolean>`(${sql.join([...equal, t.nullable ? sql<boolean>`(${beyond} or ${expr} is null)` : beyond], sql.raw(' and '))})`);
+    equal.push(sql<boolean>`${expr} = ${p}`);
+  }
+  branches.push(sql<boolean>`(${sql.join([...equal, sql<boolean>`id > ${after.id}`], sql.raw(' and '))})`);
+  return sql<boolean>`(${sql.join(branches, sql.raw(' or '))})`;
+}
+
+function whereSql(q: QueryDialect, query: RecordQuery, withKeyset: boolean): RawBuilder<boolean> {
+  const parts: Array<RawBuilder<boolean>> = [sql<boolean>`collection = ${collectionSql(query.collection)}`];
+  if (query.filter) parts.push(filterSql(q, query.filter));
+  if (withKeyset && query.after) parts.push(keysetSql(q, query.sort, query.after));
+  return sql.join(parts, sql.raw(' and ')) as RawBuilder<boolean>;
+}
+
+export interface MatchingRow {
+  id: string;
+  bytes: number;
+  values: Array<string | number | boolean | null>;
+}
+
+/** Up to `limit` matching records after the cursor, in sort order: ids, data sizes and sort values, not the data. */
+export async function listMatchingSizes(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, limit: number): Promise<MatchingRow[]> {
+  const keys = query.sort.map((k) => ({ ...targetSql(q, k.target), desc: k.desc }));
+  const columns = keys.map((k, i) => sql`, ${sql.raw(k.text)} as ${sql.ref(`s${i}`)}`);
+  const order = keys.map((k) => sql`${sql.raw(k.text)} ${sql.raw(k.desc ? 'desc' : 'asc')} nulls last, `);
+  const result = await sql<Record<string, unknown>>`select id, octet_length(data) as bytes${sql.join(columns, sql.raw(''))}
+    from records where ${whereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`.execute(db);
+  return result.rows.map((r) => ({
+    id: r.id as string,
+    bytes: Number(r.bytes),
+    values: keys.map((k, i) => q.readValue(r[`s${i}`], k.type)),
+  }));
+}
+
+/** The named records of a collection, data still JSON text, in no particular order. */
+export async function listRecordsByIds(db: Kysely<Tables>, collection: string, ids: readonly string[]): Promise<RecordsTable[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('records').selectAll().where('collection', '=', collection).where('id', 'in', ids).execute();
+}
+
+export async function countMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery): Promise<number> {
+  const r = await sql<{ n: number | string }>`select count(*) as n from records where ${whereSql(q, query, false)}`.execute(db);
+  return Number(r.rows[0]!.n);
+}
