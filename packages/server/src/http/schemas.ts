@@ -57,6 +57,7 @@ export const Field = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 63 }),
     type: Type.Enum(FIELD_TYPES),
     required: Type.Boolean({ default: false }),
+    indexed: Type.Boolean({ default: false, description: 'svc keeps a database index for filtering and sorting on this field (at most 16 per collection)' }),
   },
   { $id: 'Field', ...strict },
 );

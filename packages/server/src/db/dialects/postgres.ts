@@ -48,6 +48,7 @@ const query: QueryDialect = {
   dropIndex: (index) => `drop index concurrently if exists "${index}"`,
   indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
     where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
+  explain: 'explain',
 };
 
 const CHANNEL = 'svc_jobs';

@@ -23,6 +23,7 @@ const query: QueryDialect = {
   createIndex: (index, collection, expression) => `create index if not exists "${index}" on records (${expression}, id) where collection = '${collection}'`,
   dropIndex: (index) => `drop index if exists "${index}"`,
   indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
+  explain: 'explain query plan',
 };
 
 const caps: DialectCapabilities = {

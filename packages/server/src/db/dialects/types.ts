@@ -75,6 +75,8 @@ export interface QueryDialect {
   dropIndex(index: string): string;
   /** Whether an index exists and is usable (PostgreSQL: a failed concurrent build leaves an invalid one behind). */
   indexState(index: string): RawBuilder<{ valid: boolean | number }>;
+  /** The prefix that makes a statement answer with its plan. */
+  readonly explain: string;
 }
 
 /** Wake-ups for workers when jobs are committed: LISTEN/NOTIFY on PostgreSQL, an in-process emitter on SQLite. */

@@ -56,17 +56,23 @@ export interface MatchingRow {
   values: Array<string | number | boolean | null>;
 }
 
-/** Up to `limit` matching records after the cursor, in sort order: ids, data sizes and sort values, not the data. */
-export async function listMatchingSizes(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, limit: number): Promise<MatchingRow[]> {
+/** The statement behind listMatchingSizes (the plan test explains it). */
+export function matchingSql(q: QueryDialect, query: RecordQuery, limit: number): RawBuilder<Record<string, unknown>> {
   const keys = query.sort.map((k) => ({ ...targetSql(q, k.target), desc: k.desc }));
   const columns = keys.map((k, i) => sql`, ${sql.raw(k.text)} as ${sql.ref(`s${i}`)}`);
   const order = keys.map((k) => sql`${sql.raw(k.text)} ${sql.raw(k.desc ? 'desc' : 'asc')} nulls last, `);
-  const result = await sql<Record<string, unknown>>`select id, octet_length(data) as bytes${sql.join(columns, sql.raw(''))}
-    from records where ${whereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`.execute(db);
+  return sql<Record<string, unknown>>`select id, octet_length(data) as bytes${sql.join(columns, sql.raw(''))}
+    from records where ${whereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`;
+}
+
+/** Up to `limit` matching records after the cursor, in sort order: ids, data sizes and sort values, not the data. */
+export async function listMatchingSizes(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, limit: number): Promise<MatchingRow[]> {
+  const types = query.sort.map((k) => targetSql(q, k.target).type);
+  const result = await matchingSql(q, query, limit).execute(db);
   return result.rows.map((r) => ({
     id: r.id as string,
     bytes: Number(r.bytes),
-    values: keys.map((k, i) => q.readValue(r[`s${i}`], k.type)),
+    values: types.map((type, i) => q.readValue(r[`s${i}`], type)),
   }));
 }
 
