@@ -24,6 +24,7 @@ export const ERRORS = {
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
+  query_timeout: { status: 503, title: 'Query timeout' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

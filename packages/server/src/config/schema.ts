@@ -46,6 +46,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Largest JSON answer of one list page, in bytes; a page always holds at least one item. */
   readonly listMaxBytes: number;
+  /** PostgreSQL cancels a records list query running longer than this (503 query_timeout). */
+  readonly queryTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -241,5 +243,10 @@ export const SETTINGS: readonly Setting[] = [
     key: 'listMaxBytes', env: 'SVC_LIST_MAX_BYTES', defaultText: '4194304',
     doc: 'a list page stops before its JSON would exceed this many bytes (it always holds at least one item)',
     parse: integer(1024, 1024 * 1024 * 1024), fallback: () => 4_194_304,
+  }),
+  setting({
+    key: 'queryTimeoutMs', env: 'SVC_QUERY_TIMEOUT_MS', defaultText: '10000',
+    doc: 'on PostgreSQL, a records list query (filter, sort, count) running longer than this is cancelled: 503 query_timeout',
+    parse: integer(1, 600_000), fallback: () => 10_000,
   }),
 ];

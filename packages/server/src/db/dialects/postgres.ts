@@ -63,6 +63,7 @@ const caps: DialectCapabilities = {
   // A scalar subquery is evaluated once per statement, so the planner can use it in an index range.
   nowMs: () => sql<number>`(select (extract(epoch from clock_timestamp()) * 1000)::bigint)`,
   currentSchema: async (db) => (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s,
+  isQueryTimeout: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '57014',
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
   eventPosition: () => ({ tx: sql<number>`pg_current_xact_id()::text::bigint`, position: sql<number>`nextval('events_position_seq')` }),
   // The oldest transaction still running at the statement's snapshot, leaving out those known to run in another
@@ -83,15 +84,20 @@ const types = {
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
 };
 
-export function openPostgres(url: string, poolSize = 10): Database {
+export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  // Connections open on first use: a process that serves no records list never opens one.
+  const queryPool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, statement_timeout: queryTimeoutMs });
+  queryPool.on('error', () => {});
+  const queries = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: queryPool }) });
   const jobs = channelSignal(db, url, CHANNEL);
   const events = channelSignal(db, url, FEED_CHANNEL);
   return {
     db,
+    queries,
     caps,
     write: (work) => db.transaction().execute(work),
     signal: jobs,
@@ -101,7 +107,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
     },
     close: async () => {
       await Promise.all([jobs.close(), events.close()]);
-      await db.destroy();
+      await Promise.all([db.destroy(), queries.destroy()]);
     },
   };
 }

@@ -33,6 +33,7 @@ const caps: DialectCapabilities = {
   sharedByProcesses: false,
   nowMs: () => sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
   currentSchema: async () => undefined,
+  isQueryTimeout: () => false,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
   // One writer at a time, and writes commit in the order they run: a counter read and bumped inside the write is a
   // commit order on its own. The last position is one step back along the feed index (tx is always 0 here).
@@ -96,6 +97,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
   const grouped = new GroupCommit(db);
   return {
     db,
+    queries: db,
     caps,
     write: (work) => grouped.run(work),
     signal: emitterSignal(emitter, 'jobs'),

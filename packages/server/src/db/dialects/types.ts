@@ -36,6 +36,8 @@ export interface DialectCapabilities {
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */
   nowMs(): RawBuilder<number>;
   isUniqueViolation(error: unknown): boolean;
+  /** The statement was cancelled by the query timeout. */
+  isQueryTimeout(error: unknown): boolean;
   /**
    * The schema svc's tables live in, when the database has schemas. Kysely's migrator looks for its own tables by
    * name across every schema, so it must be told which one is ours.
@@ -87,6 +89,11 @@ export interface JobSignal {
 
 export interface Database {
   readonly db: Kysely<Tables>;
+  /**
+   * Where records list queries run. On PostgreSQL a pool of its own whose every statement has statement_timeout
+   * (SVC_QUERY_TIMEOUT_MS), set once per connection rather than per query, so it costs no round trip; on SQLite `db`.
+   */
+  readonly queries: Kysely<Tables>;
   readonly caps: DialectCapabilities;
   readonly signal: JobSignal;
   /** Wake-ups for feed readers (long-polls, streams) when events commit: its own channel, so workers are not woken. */

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { QueryDialect } from '../../db/dialects/types.js';
-import type { Tables } from '../../db/tables.js';
+import type { Database } from '../../db/dialects/types.js';
+import { AppError } from '../../errors.js';
 import { decodeCursor } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import type { Collection } from '../collections-store.js';
@@ -36,7 +35,20 @@ function refuseKeysetCursor(raw: string): void {
  * One page of a collection's records for the public list and its admin twin. Without filter, sort, fields or count
  * it is the plain page in id order (its cursors are the same either way, as id order has no other sort values).
  */
-export async function listRecordsJson(db: Kysely<Tables>, q: QueryDialect, collection: Collection, p: ListParams, maxBytes: number): Promise<string> {
+export async function listRecordsJson(database: Database, collection: Collection, p: ListParams, maxBytes: number): Promise<string> {
+  try {
+    return await listPage(database, collection, p, maxBytes);
+  } catch (err) {
+    if (database.caps.isQueryTimeout(err)) {
+      throw new AppError('query_timeout', 'The query ran longer than the query timeout and was cancelled; narrow the filter or use indexed fields.');
+    }
+    throw err;
+  }
+}
+
+async function listPage(database: Database, collection: Collection, p: ListParams, maxBytes: number): Promise<string> {
+  const db = database.queries;
+  const q = database.caps.query;
   const limit = p.limit ?? 50;
   const filterText = p.filter ?? '';
   const sortText = p.sort ?? '';
