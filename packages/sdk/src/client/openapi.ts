@@ -91,6 +91,14 @@ export interface paths {
                 query?: {
                     limit?: number;
                     cursor?: string;
+                    /** @description A filter expression (docs/queries.md); at most 2048 code points */
+                    filter?: string;
+                    /** @description Up to 3 field names, each optionally prefixed by - (descending) */
+                    sort?: string;
+                    /** @description Data fields to return, comma-separated */
+                    fields?: string;
+                    /** @description Add totalCount, the number of records matching the filter */
+                    count?: boolean;
                 };
                 header?: never;
                 path: {
@@ -683,11 +691,12 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {unknown} */
-            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "cursor_expired" | "rate_limited" | "internal" | "unavailable";
+            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "cursor_expired" | "rate_limited" | "internal" | "unavailable" | "query_timeout";
             requestId: string;
             errors?: {
                 path: string;
                 message: string;
+                position?: number;
             }[];
         };
         Field: {
@@ -696,6 +705,11 @@ export interface components {
             type: "text" | "number" | "integer" | "boolean" | "datetime" | "json";
             /** @default false */
             required: boolean;
+            /**
+             * @description svc keeps a database index for filtering and sorting on this field (at most 16 per collection)
+             * @default false
+             */
+            indexed: boolean;
         };
         Collection: {
             name: string;
@@ -705,6 +719,11 @@ export interface components {
                 type: "text" | "number" | "integer" | "boolean" | "datetime" | "json";
                 /** @default false */
                 required: boolean;
+                /**
+                 * @description svc keeps a database index for filtering and sorting on this field (at most 16 per collection)
+                 * @default false
+                 */
+                indexed: boolean;
             }[];
             /** Format: date-time */
             createdAt: string;
@@ -868,6 +887,7 @@ export interface components {
         RecordList: {
             items: components["schemas"]["Record"][];
             nextCursor: string | null;
+            totalCount?: number;
         };
         CollectionList: {
             items: components["schemas"]["Collection"][];
