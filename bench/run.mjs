@@ -20,6 +20,7 @@ import { w4, w7 } from './lib/w4-deliver.mjs';
 import { w5 } from './lib/w5-graphile.mjs';
 import { w6 } from './lib/w6-latency.mjs';
 import { w8 } from './lib/w8-footprint.mjs';
+import { w11 } from './lib/w11-query.mjs';
 import { profileRun } from './lib/profile-run.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string' },
     jobs: { type: 'string' },
     'w6-rate': { type: 'string' },
+    'w11-records': { type: 'string' },
     w4: { type: 'string' },
     logs: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -44,9 +46,10 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W8); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W8, W11); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
+  --w11-records N  W11's collection size (default 100000)
   --w4 LIST   W4 cells to run, e.g. sqlite:10,pg:1 (default: sqlite and pg, 1 and 10 targets)
   --logs      keep svc's stdout (info JSON logs) in the temporary directory, and keep that directory
   --readme    update bench/README.md (default: on for full runs, off for --quick and --only)`);
@@ -65,6 +68,7 @@ const opts = {
     ? args.w4.split(',').map((c) => ({ kind: c.split(':')[0], targets: Number(c.split(':')[1] ?? 1) }))
     : (quick ? ['sqlite'] : ['sqlite', 'pg']).flatMap((kind) => (quick ? [1] : [1, 10]).map((targets) => ({ kind, targets }))),
   w7Jobs: 2400,
+  w11Records: Number(args['w11-records'] ?? 100_000),
   w6Rate: args['w6-rate'] ? Number(args['w6-rate']) : null,
   coldStarts: 5,
   gwConcurrency: 16,
@@ -72,7 +76,7 @@ const opts = {
   // Every drain is bounded; a round that hits the limit reports deliveries so far over the time taken.
   drainTimeoutMs: quick ? 20_000 : 25_000,
 };
-const all = quick ? ['W1', 'W2', 'W4'] : ['W1', 'W8', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7'];
+const all = quick ? ['W1', 'W2', 'W4'] : ['W1', 'W8', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W11'];
 const selected = args.only ? args.only.toUpperCase().split(',').map((s) => s.trim()) : all;
 const writeReadme = args.readme ?? (!quick && !args.only);
 
@@ -87,7 +91,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'svc-bench-'));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const cellsApi = makeCells();
-const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7'].includes(w)) ? await pgAvailable() : null;
+const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7', 'W11'].includes(w)) ? await pgAvailable() : null;
 const versions = readVersions();
 const ctx = {
   opts,
@@ -200,6 +204,7 @@ try {
   await step('W5', async () => needsPg('W5') && (await w5(ctx)));
   await step('W6', () => w6(ctx, receiver));
   await step('W7', async () => needsPg('W7') && (await w7(ctx, receiver)));
+  await step('W11', () => w11(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
 } finally {
   await receiver?.close().catch(() => {});
 }

@@ -42,9 +42,10 @@ const query: QueryDialect = {
     if (value === null || value === undefined) return null;
     return type === 'number' || type === 'integer' ? Number(value) : (value as string | boolean);
   },
-  // Concurrently: writes go on during the build. It cannot run inside a transaction.
+  // Concurrently: writes go on during the build. It cannot run inside a transaction. In a descending sort's order
+  // (nulls last, ties by id), so a top-N page reads only its rows; filters use it in either direction.
   createIndex: (index, collection, expression) =>
-    `create index concurrently if not exists "${index}" on records (${expression}, id) where collection = '${collection}'`,
+    `create index concurrently if not exists "${index}" on records (${expression} desc nulls last, id) where collection = '${collection}'`,
   dropIndex: (index) => `drop index concurrently if exists "${index}"`,
   indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
     where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,

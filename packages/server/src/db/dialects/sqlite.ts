@@ -19,8 +19,10 @@ const query: QueryDialect = {
   idText: 'id',
   contains: (name, lowered) => sql<boolean>`instr(svc_lower(${sql.raw(fieldSql(name, 'text'))}), ${lowered}) > 0`,
   readValue: (value, type) => (value === null || value === undefined ? null : type === 'boolean' ? value === 1 : (value as string | number)),
-  // A partial index: its WHERE names the collection as a constant, and only queries that say so use it.
-  createIndex: (index, collection, expression) => `create index if not exists "${index}" on records (${expression}, id) where collection = '${collection}'`,
+  // A partial index: its WHERE names the collection as a constant, and only queries that say so use it. Descending,
+  // as SQLite puts NULL lowest: its order is a descending sort's (nulls last, ties by id), so a top-N page stops early;
+  // an ascending sort still reads it in order and sorts only the ties.
+  createIndex: (index, collection, expression) => `create index if not exists "${index}" on records (${expression} desc, id) where collection = '${collection}'`,
   dropIndex: (index) => `drop index if exists "${index}"`,
   indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
   explain: 'explain query plan',
