@@ -82,4 +82,29 @@ describe.each(DIALECTS)('record sort, keyset cursors, fields and count (%s)', (d
       expect((res.json() as { code: string }).code).toBe('invalid_query');
     }
   });
+  it('keeps a sorted page within SVC_LIST_MAX_BYTES, cursor included, and pages on to every record', async () => {
+    const small = await createTestApp(dialect, { SVC_LIST_MAX_BYTES: '2048' });
+    try {
+      await small.collection('notes', [{ name: 'text', type: 'text' }]);
+      const h = { authorization: `Bearer ${await small.token()}` };
+      const made: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const res = await small.app.inject({ method: 'POST', url: '/api/v1/collections/notes/records', headers: h, payload: { data: { text: `${String(i).padStart(2, '0')}${'é"'.repeat(120)}` } } });
+        made.push((res.json() as Item).id);
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await small.app.inject({ method: 'GET', url: `/api/v1/collections/notes/records?sort=-text&limit=500${cursor ? `&cursor=${cursor}` : ''}`, headers: h });
+        expect(res.statusCode).toBe(200);
+        expect(Buffer.byteLength(res.body)).toBeLessThanOrEqual(2048);
+        const p = res.json() as Page;
+        seen.push(...p.items.map((i) => i.id));
+        cursor = p.nextCursor;
+      } while (cursor);
+      expect(seen).toEqual([...made].reverse());
+    } finally {
+      await small.close();
+    }
+  });
 });

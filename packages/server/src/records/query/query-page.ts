@@ -16,6 +16,10 @@ export interface QueryPageOptions {
   fingerprint: string | null;
 }
 
+/** More than a keyset cursor of this row can take (JSON escapes at most 6 bytes a character, base64 adds a third). */
+const cursorBound = (m: MatchingRow): number =>
+  Math.ceil((120 + m.values.reduce<number>((n, v) => n + (typeof v === 'string' ? 6 * v.length : 24), 0)) * 4 / 3) + 2;
+
 const recordHead = (r: RecordsTable): string =>
   `{"id":"${r.id}","collection":"${r.collection}","version":${r.version},"createdAt":"${iso(r.created_at)}","updatedAt":"${iso(r.updated_at)}","data":`;
 
@@ -44,14 +48,15 @@ export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: 
     if (bytes > o.maxBytes) break;
   }
   const more = sizes.length > planned;
-  const byId = new Map((await listRecordsByIds(db, query.collection, sizes.slice(0, planned).map((s) => s.id))).map((r) => [r.id, r]));
+  const rowsById = new Map((await listRecordsByIds(db, query.collection, sizes.slice(0, planned).map((s) => s.id))).map((r) => [r.id, r]));
   const items = sizes.slice(0, planned).flatMap((m) => {
-    const r = byId.get(m.id);
+    const r = rowsById.get(m.id);
     if (!r) return []; // deleted since it was sized
     const data = o.projection ? project(r.data, o.projection) : r.data;
     return [{ m, head: recordHead(r), data }];
   });
   if (items.length === 0) return finish(listJson([], more ? cursorOf(sizes[planned - 1]!) : null));
-  const page = pageWithin(items, o.limit, o.maxBytes, (i) => cursorOf(i.m), (i) => i.head.length + Buffer.byteLength(i.data) + 1, more, (k) => k);
+  const byId = new Map(items.map((i) => [i.m.id, i.m]));
+  const page = pageWithin(items, o.limit, o.maxBytes, (i) => i.m.id, (i) => i.head.length + Buffer.byteLength(i.data) + 1, more, (id) => cursorOf(byId.get(id)!), (i) => cursorBound(i.m));
   return finish(listJson(page.items.map((i) => `${i.head}${i.data}}`), page.nextCursor));
 }

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { sqlOnce } from '../../db/compiled.js';
 import type { QueryDialect } from '../../db/dialects/types.js';
 import type { RecordsTable, Tables } from '../../db/tables.js';
 import { COLLECTION_NAME } from '../fields.js';
@@ -79,7 +80,11 @@ export async function listMatchingSizes(db: Kysely<Tables>, q: QueryDialect, que
 /** The named records of a collection, data still JSON text, in no particular order. */
 export async function listRecordsByIds(db: Kysely<Tables>, collection: string, ids: readonly string[]): Promise<RecordsTable[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('records').selectAll().where('collection', '=', collection).where('id', 'in', ids).execute();
+  // Every filtered page runs this: its text is built once per id count (sqlOnce). Parameters: collection, the ids.
+  const text = sqlOnce(db, `records-by-ids-${ids.length}`, (d) =>
+    d.selectFrom('records').selectAll().where('collection', '=', '').where('id', 'in', ids.map(() => '')),
+  );
+  return (await db.executeQuery<RecordsTable>(CompiledQuery.raw(text, [collection, ...ids]))).rows;
 }
 
 export async function countMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery): Promise<number> {
