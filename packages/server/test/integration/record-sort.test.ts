@@ -107,4 +107,34 @@ describe.each(DIALECTS)('record sort, keyset cursors, fields and count (%s)', (d
       await small.close();
     }
   });
+  it('sorts and pages datetime fields as instants, ascending and descending', async () => {
+    const other = await createTestApp(dialect);
+    try {
+      await other.collection('events', [{ name: 'at', type: 'datetime' }]);
+      const h = { authorization: `Bearer ${await other.token()}` };
+      const times = ['2026-01-01T12:00:00+02:00', '2026-01-01T09:59:59.999999999Z', '2026-01-01T10:00:00.5Z', '2025-12-31T23:00:00-23:00', '2026-01-01T10:00:00Z'];
+      const ids: string[] = [];
+      for (const at of [...times, null]) {
+        const res = await other.app.inject({ method: 'POST', url: '/api/v1/collections/events/records', headers: h, payload: { data: { at } } });
+        ids.push((res.json() as Item).id);
+      }
+      const pageAll = async (sort: string) => {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const res = await other.app.inject({ method: 'GET', url: `/api/v1/collections/events/records?sort=${sort}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, headers: h });
+          expect(res.statusCode, res.body).toBe(200);
+          const p = res.json() as Page;
+          seen.push(...p.items.map((i) => i.id));
+          cursor = p.nextCursor;
+        } while (cursor);
+        return seen;
+      };
+      // Instants: [3] 2025-12-31T23:00-23:00 = 2026-01-01T22:00Z is the latest; [0] and [4] are the same instant.
+      expect(await pageAll('at')).toEqual([ids[1], ids[0], ids[4], ids[2], ids[3], ids[5]]);
+      expect(await pageAll('-at')).toEqual([ids[3], ids[2], ids[0], ids[4], ids[1], ids[5]]);
+    } finally {
+      await other.close();
+    }
+  });
 });
