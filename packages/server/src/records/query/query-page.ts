@@ -3,7 +3,7 @@ import type { QueryDialect } from '../../db/dialects/types.js';
 import type { RecordsTable, Tables } from '../../db/tables.js';
 import { iso } from '../../lib/clock.js';
 import { LIST_FRAME_MIN_BYTES, encodeCursor, listJson, pageWithin } from '../../lib/cursor.js';
-import { countMatching, listMatchingSizes, listRecordsByIds, type MatchingRow, type RecordQuery } from './records-query-store.js';
+import { countMatching, listMatching, listRecordsByIds, type MatchingRow, type RecordQuery } from './records-query-store.js';
 import { encodeKeyset } from './sort.js';
 
 export interface QueryPageOptions {
@@ -31,11 +31,12 @@ function project(data: string, keep: readonly string[]): string {
 }
 
 /**
- * A filtered, sorted page as JSON text. Like recordPageJson, the database first finds the matching rows and their
- * sizes (and sort values, for the cursor), and only the rows that fit within `maxBytes` are then read.
+ * A filtered, sorted page as JSON text. One statement finds the matching rows with their sizes and sort values (for
+ * the cursor), and the data of those small enough that `limit + 1` of them fit in `maxBytes`; a larger record is read
+ * afterwards, and only when the page has room for it (as recordPageJson does for every row).
  */
 export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, o: QueryPageOptions): Promise<string> {
-  const sizes = await listMatchingSizes(db, q, query, o.limit + 1);
+  const sizes = await listMatching(db, q, query, o.limit + 1, o.maxBytes / (o.limit + 1));
   const total = o.count ? await countMatching(db, q, query) : null;
   const cursorOf = (m: MatchingRow) => (o.fingerprint === null ? encodeCursor(m.id) : encodeKeyset({ id: m.id, values: m.values }, o.fingerprint));
   const finish = (json: string) => (total === null ? json : `${json.slice(0, -1)},"totalCount":${total}}`);
@@ -48,9 +49,10 @@ export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: 
     if (bytes > o.maxBytes) break;
   }
   const more = sizes.length > planned;
-  const rowsById = new Map((await listRecordsByIds(db, query.collection, sizes.slice(0, planned).map((s) => s.id))).map((r) => [r.id, r]));
+  const missing = sizes.slice(0, planned).filter((s) => s.row === null).map((s) => s.id);
+  const rowsById = new Map((await listRecordsByIds(db, query.collection, missing)).map((r) => [r.id, r]));
   const items = sizes.slice(0, planned).flatMap((m) => {
-    const r = rowsById.get(m.id);
+    const r = m.row ?? rowsById.get(m.id);
     if (!r) return []; // deleted since it was sized
     const data = o.projection ? project(r.data, o.projection) : r.data;
     return [{ m, head: recordHead(r), data }];

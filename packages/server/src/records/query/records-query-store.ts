@@ -55,25 +55,37 @@ export interface MatchingRow {
   id: string;
   bytes: number;
   values: Array<string | number | boolean | null>;
+  /** The row itself when its data is at most the inline size, else null (read later, only if the page has room). */
+  row: RecordsTable | null;
 }
 
-/** The statement behind listMatchingSizes (the plan test explains it). */
-export function matchingSql(q: QueryDialect, query: RecordQuery, limit: number): RawBuilder<Record<string, unknown>> {
+/** The statement behind listMatching (the plan test explains it). */
+export function matchingSql(q: QueryDialect, query: RecordQuery, limit: number, inlineMaxBytes = 0): RawBuilder<Record<string, unknown>> {
   const keys = query.sort.map((k) => ({ ...targetSql(q, k.target), desc: k.desc }));
   const columns = keys.map((k, i) => sql`, ${sql.raw(k.text)} as ${sql.ref(`s${i}`)}`);
   const order = keys.map((k) => sql`${sql.raw(k.text)} ${sql.raw(k.desc ? 'desc' : 'asc')} nulls last, `);
-  return sql<Record<string, unknown>>`select id, octet_length(data) as bytes${sql.join(columns, sql.raw(''))}
+  const inline = sql.raw(String(Math.max(0, Math.floor(inlineMaxBytes))));
+  return sql<Record<string, unknown>>`select id, version, created_at, updated_at, octet_length(data) as bytes,
+    case when octet_length(data) <= ${inline} then data end as data${sql.join(columns, sql.raw(''))}
     from records where ${whereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`;
 }
 
-/** Up to `limit` matching records after the cursor, in sort order: ids, data sizes and sort values, not the data. */
-export async function listMatchingSizes(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, limit: number): Promise<MatchingRow[]> {
+/**
+ * Up to `limit` matching records after the cursor, in sort order, with their data sizes and sort values; the data
+ * itself only of rows of at most `inlineMaxBytes` (so one statement reads a page of ordinary records, and memory stays
+ * within limit × inlineMaxBytes whatever the records' sizes).
+ */
+export async function listMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, limit: number, inlineMaxBytes: number): Promise<MatchingRow[]> {
   const types = query.sort.map((k) => targetSql(q, k.target).type);
-  const result = await matchingSql(q, query, limit).execute(db);
+  const result = await matchingSql(q, query, limit, inlineMaxBytes).execute(db);
   return result.rows.map((r) => ({
     id: r.id as string,
     bytes: Number(r.bytes),
     values: types.map((type, i) => q.readValue(r[`s${i}`], type)),
+    row:
+      typeof r.data === 'string'
+        ? { id: r.id as string, collection: query.collection, version: Number(r.version), data: r.data, created_at: Number(r.created_at), updated_at: Number(r.updated_at) }
+        : null,
   }));
 }
 
