@@ -160,4 +160,16 @@ describe.each(DIALECTS)('record queries (%s)', (dialect) => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'invalid_query', errors: [{ path: 'filter', message: 'unknown field "nope"', position: 11 }] });
   });
+  it('checks a repeated filter against the collection as it is now, not as it was', async () => {
+    const admin = (method: 'POST' | 'DELETE', url: string, payload?: unknown) => t.app.inject({ method, url, headers: t.admin.headers, ...(payload ? { payload } : {}) });
+    const get = () => t.app.inject({ method: 'GET', url: `/api/v1/collections/again/records?filter=${encodeURIComponent("f = 'x'")}`, headers: auth });
+    expect((await admin('POST', '/admin/v1/collections', { name: 'again', fields: [{ name: 'f', type: 'text' }] })).statusCode).toBe(201);
+    expect((await get()).statusCode).toBe(200);
+    expect((await get()).statusCode).toBe(200);
+    expect((await admin('DELETE', '/admin/v1/collections/again?force=true')).statusCode).toBe(204);
+    expect((await admin('POST', '/admin/v1/collections', { name: 'again', fields: [{ name: 'f', type: 'integer' }] })).statusCode).toBe(201);
+    const res = await get();
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_query', errors: [{ path: 'filter', position: 4 }] });
+  });
 });

@@ -4,9 +4,9 @@ import { decodeCursor } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import type { Collection } from '../collections-store.js';
 import { recordPageJson } from '../record-page.js';
-import { filterOrThrow } from './check.js';
+import { filterOrThrow, type Filter } from './check.js';
 import { queryPageJson } from './query-page.js';
-import { decodeKeyset, parseProjection, parseSort, queryFingerprint } from './sort.js';
+import { decodeKeyset, parseProjection, parseSort, queryFingerprint, type SortKey } from './sort.js';
 
 /** A records list request's query parameters (SPEC §4 and §8). */
 export interface ListParams {
@@ -19,6 +19,25 @@ export interface ListParams {
 }
 
 const REC_ID = idPattern('rec');
+
+/**
+ * Checked filters and sorts by collection version and text: a client repeating a query (a dashboard, a poller) skips
+ * parsing and checking. Faults are not kept; they throw on every request.
+ */
+const checked = new Map<string, { filter: Filter | null; sort: SortKey[] }>();
+const CHECKED_CACHE_SIZE = 256;
+
+function checkedQuery(key: string, check: () => { filter: Filter | null; sort: SortKey[] }): { filter: Filter | null; sort: SortKey[] } {
+  let entry = checked.get(key);
+  if (entry) {
+    checked.delete(key);
+  } else {
+    entry = check();
+    if (checked.size >= CHECKED_CACHE_SIZE) checked.delete(checked.keys().next().value!);
+  }
+  checked.set(key, entry);
+  return entry;
+}
 
 /** A cursor issued for a filter or sort, brought to the list without them: another query's cursor (SPEC §8). */
 function refuseKeysetCursor(raw: string): void {
@@ -52,8 +71,11 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   const limit = p.limit ?? 50;
   const filterText = p.filter ?? '';
   const sortText = p.sort ?? '';
-  const filter = filterText === '' ? null : filterOrThrow(filterText, collection.fields);
-  const sort = parseSort(p.sort, collection.fields);
+  const cacheKey = `${collection.name}\u0000${collection.createdAt}\u0000${collection.updatedAt}\u0000${filterText}\u0000${sortText}`;
+  const { filter, sort } = checkedQuery(cacheKey, () => ({
+    filter: filterText === '' ? null : filterOrThrow(filterText, collection.fields),
+    sort: parseSort(p.sort, collection.fields),
+  }));
   const projection = parseProjection(p.fields, collection.fields);
   const keyed = filter !== null || sort.length > 0;
   const fingerprint = keyed ? queryFingerprint(filterText, sortText) : null;
@@ -63,5 +85,5 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   if (p.cursor !== undefined && p.cursor !== '') {
     after = fingerprint === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [] } : decodeKeyset(p.cursor, sort, fingerprint, REC_ID);
   }
-  return queryPageJson(db, q, { collection: collection.name, filter, sort, after }, { limit, maxBytes, projection, count: p.count === true, fingerprint });
+  return queryPageJson(db, q, { collection: collection.name, filter, sort, after, cacheKey }, { limit, maxBytes, projection, count: p.count === true, fingerprint });
 }

@@ -12,6 +12,28 @@ export interface RecordQuery {
   filter: Filter | null;
   sort: readonly SortKey[];
   after: Keyset | null;
+  /**
+   * Names this filter and sort on this version of the collection (list-request.ts): the first page's statement,
+   * which has no cursor values, is then compiled once and reused.
+   */
+  cacheKey?: string;
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+const statements = new WeakMap<Kysely<Tables>, Map<string, CompiledQuery<Record<string, unknown>>>>();
+
+function firstPageStatement(db: Kysely<Tables>, key: string, build: () => CompiledQuery<Record<string, unknown>>): CompiledQuery<Record<string, unknown>> {
+  let byKey = statements.get(db);
+  if (!byKey) statements.set(db, (byKey = new Map()));
+  let stmt = byKey.get(key);
+  if (stmt) {
+    byKey.delete(key);
+  } else {
+    stmt = build();
+    if (byKey.size >= STATEMENT_CACHE_SIZE) byKey.delete(byKey.keys().next().value!);
+  }
+  byKey.set(key, stmt);
+  return stmt;
 }
 
 /** The collection as a constant: a partial index (WHERE collection = '…') is used only by queries naming it so. */
@@ -77,7 +99,9 @@ export function matchingSql(q: QueryDialect, query: RecordQuery, limit: number, 
  */
 export async function listMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, limit: number, inlineMaxBytes: number): Promise<MatchingRow[]> {
   const types = query.sort.map((k) => targetSql(q, k.target).type);
-  const result = await matchingSql(q, query, limit, inlineMaxBytes).execute(db);
+  const build = () => matchingSql(q, query, limit, inlineMaxBytes).compile(db);
+  const statement = query.cacheKey !== undefined && query.after === null ? firstPageStatement(db, `${query.cacheKey}\u0000${limit}\u0000${Math.floor(inlineMaxBytes)}`, build) : build();
+  const result = await db.executeQuery(statement);
   return result.rows.map((r) => ({
     id: r.id as string,
     bytes: Number(r.bytes),
