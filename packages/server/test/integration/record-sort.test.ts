@@ -42,6 +42,8 @@ describe.each(DIALECTS)('record sort, keyset cursors, fields and count (%s)', (d
     expect(page.totalCount).toBe(3);
     expect(page.items.map((i) => i.data)).toEqual([{ title: 'B', meta: { x: 1 } }, { title: 'c' }, { title: 'b' }]);
     expect(page.items[0]).toMatchObject({ id: d, collection: 'tasks', version: 1 });
+    const twin = await t.app.inject({ method: 'GET', url: '/admin/v1/collections/tasks/records?filter=priority%20%3E%3D%202&sort=-priority&count=true', headers: t.admin.headers });
+    expect(twin.json()).toMatchObject({ items: [{ id: d }, { id: a }, { id: c }], totalCount: 3 });
   });
 
   it('pages through a sorted, filtered list while records are added: every record that matched throughout, once', async () => {
