@@ -47,6 +47,7 @@ const query: QueryDialect = {
   createIndex: (index, collection, expression) =>
     `create index concurrently if not exists "${index}" on records (${expression} desc nulls last, id) where collection = '${collection}'`,
   dropIndex: (index) => `drop index concurrently if exists "${index}"`,
+  analyzeIndex: () => 'analyze records',
   indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
     where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
   explain: 'explain',

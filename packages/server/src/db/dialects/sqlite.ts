@@ -24,6 +24,7 @@ const query: QueryDialect = {
   // an ascending sort still reads it in order and sorts only the ties.
   createIndex: (index, collection, expression) => `create index if not exists "${index}" on records (${expression} desc, id) where collection = '${collection}'`,
   dropIndex: (index) => `drop index if exists "${index}"`,
+  analyzeIndex: (index) => `analyze "${index}"`,
   indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
   explain: 'explain query plan',
 };

@@ -75,6 +75,11 @@ export interface QueryDialect {
    */
   createIndex(index: string, collection: string, expression: string): string;
   dropIndex(index: string): string;
+  /**
+   * Gathers the statistics the planner needs to prefer a new index (SQLite has none until ANALYZE, and without them
+   * picks an equality index over one that serves the sort; PostgreSQL has no statistics on an expression before it).
+   */
+  analyzeIndex(index: string): string;
   /** Whether an index exists and is usable (PostgreSQL: a failed concurrent build leaves an invalid one behind). */
   indexState(index: string): RawBuilder<{ valid: boolean | number }>;
   /** The prefix that makes a statement answer with its plan. */

@@ -25,6 +25,7 @@ export async function buildFieldIndex(db: Kysely<Tables>, q: QueryDialect, colle
     await sql.raw(q.createIndex(index, collection, q.field(field.name, field.type))).execute(db);
     const state = (await q.indexState(index).execute(db)).rows[0];
     if (!state || !state.valid) throw new Error(`index ${index} was not built`);
+    await sql.raw(q.analyzeIndex(index)).execute(db);
   } catch (err) {
     await sql.raw(q.dropIndex(index)).execute(db).catch(() => {});
     throw err;
