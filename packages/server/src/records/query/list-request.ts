@@ -69,6 +69,11 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   const db = database.queries;
   const q = database.caps.query;
   const limit = p.limit ?? 50;
+  // The plain list (W1's hot path) goes straight to its page.
+  if (!p.filter && !p.sort && p.fields === undefined && p.count !== true) {
+    if (p.cursor) refuseKeysetCursor(p.cursor);
+    return recordPageJson(db, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
+  }
   const filterText = p.filter ?? '';
   const sortText = p.sort ?? '';
   const cacheKey = `${collection.name}\u0000${collection.createdAt}\u0000${collection.updatedAt}\u0000${filterText}\u0000${sortText}`;
