@@ -24,6 +24,7 @@ import { w9 } from './lib/w9-feed.mjs';
 import { w10 } from './lib/w10-stream.mjs';
 import { w12 } from './lib/w12-batch.mjs';
 import { w4Ordered } from './lib/w4-ordered.mjs';
+import { w11 } from './lib/w11-query.mjs';
 import { profileRun } from './lib/profile-run.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,6 +38,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string' },
     jobs: { type: 'string' },
     'w6-rate': { type: 'string' },
+    'w11-records': { type: 'string' },
     w4: { type: 'string' },
     logs: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -55,6 +57,7 @@ if (args.help) {
   --only      run these workloads (W1…W12, W4O; W9, W10 and W11 run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
+  --w11-records N  W11's collection size (default 100000)
   --w4 LIST   W4 cells to run, e.g. sqlite:10,pg:1 (default: sqlite and pg, 1 and 10 targets)
   --feed-events N     W9: events to catch up on (default 100000)
   --stream-clients L  W10: client counts, e.g. 1,50,200 (default); --stream-rate N writes/s (200), --stream-seconds S (10)
@@ -75,6 +78,7 @@ const opts = {
     ? args.w4.split(',').map((c) => ({ kind: c.split(':')[0], targets: Number(c.split(':')[1] ?? 1) }))
     : (quick ? ['sqlite'] : ['sqlite', 'pg']).flatMap((kind) => (quick ? [1] : [1, 10]).map((targets) => ({ kind, targets }))),
   w7Jobs: 2400,
+  w11Records: Number(args['w11-records'] ?? 100_000),
   w6Rate: args['w6-rate'] ? Number(args['w6-rate']) : null,
   coldStarts: 5,
   feedEvents: Number(args['feed-events'] ?? 100_000),
@@ -101,7 +105,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'svc-bench-'));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const cellsApi = makeCells();
-const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7', 'W9'].includes(w)) ? await pgAvailable() : null;
+const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7', 'W9', 'W11'].includes(w)) ? await pgAvailable() : null;
 const versions = readVersions();
 const ctx = {
   opts,
@@ -218,6 +222,7 @@ try {
   await step('W9', () => w9(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
   await step('W10', () => w10(ctx));
   await step('W12', () => w12(ctx));
+  await step('W11', () => w11(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
 } finally {
   await receiver?.close().catch(() => {});
 }

@@ -70,6 +70,8 @@ export async function admin(url) {
         headers,
         body: { name, fields: [{ name: 'title', type: 'text', required: true }, { name: 'body', type: 'text', required: false }, { name: 'n', type: 'integer', required: false }] },
       }).then((r) => r.json),
+    /** A collection with the given fields (W11: indexed ones). */
+    collectionWith: (name, fields) => call(url, 'POST', '/admin/v1/collections', { headers, body: { name, fields } }).then((r) => r.json),
     token: (scopes = ['records:read', 'records:write']) => call(url, 'POST', '/admin/v1/tokens', { headers, body: { name: 'bench', scopes, collections: null } }).then((r) => r.json.token),
     webhook: (hookUrl, i = 0, extra = {}) => call(url, 'POST', '/admin/v1/webhooks', { headers, body: { name: `bench-${i}`, url: hookUrl, topics: ['record.created'], ...extra } }).then((r) => r.json),
   };

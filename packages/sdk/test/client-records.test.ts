@@ -208,4 +208,18 @@ describe.each(DIALECTS)('svc-sdk client against svc (%s)', (dialect) => {
     controller.abort(new Error('stop'));
     await expect(client.records('issues').list({ signal: controller.signal })).rejects.toThrow('stop');
   });
+  it('lists with a typed filter, sort, fields and count, and iterates a filtered list', async () => {
+    const issues = client.records<Issue>('issues');
+    for (const points of [3, 1, 2, 5]) await issues.create({ title: `q-${points}`, points });
+    const page = await issues.list({ filter: 'title ~ "q-" && points >= 2', sort: ['-points'], fields: ['points'], count: true, limit: 2 });
+    expect(page.items.map((r) => r.data)).toEqual([{ points: 5 }, { points: 3 }]);
+    expect(page.totalCount).toBe(3);
+    const next = await issues.list({ filter: 'title ~ "q-" && points >= 2', sort: ['-points'], fields: ['points'], cursor: page.nextCursor! });
+    expect(next.items.map((r) => r.data.points)).toEqual([2]);
+    const all: number[] = [];
+    for await (const r of issues.all({ filter: 'title ~ "q-"', sort: ['points'], pageSize: 1 })) all.push(r.data.points!);
+    expect(all).toEqual([1, 2, 3, 5]);
+    const bad = await apiError(issues.list({ filter: 'points = "x"' }));
+    expect(bad.code).toBe('invalid_query');
+  });
 });

@@ -25,6 +25,7 @@ export const ERRORS = {
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
+  query_timeout: { status: 503, title: 'Query timeout' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -50,6 +51,8 @@ export interface FieldError {
   /** JSON Pointer into the request body, or the query parameter's name. */
   path: string;
   message: string;
+  /** Where in the parameter the fault starts, in code points (a filter's syntax or type error, SPEC §8). */
+  position?: number;
 }
 
 export class AppError extends Error {

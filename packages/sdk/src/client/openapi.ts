@@ -258,11 +258,12 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {unknown} */
-            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "not_acceptable" | "cursor_expired" | "rate_limited" | "internal" | "unavailable";
+            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "not_acceptable" | "cursor_expired" | "rate_limited" | "internal" | "unavailable" | "query_timeout";
             requestId: string;
             errors?: {
                 path: string;
                 message: string;
+                position?: number;
             }[];
         };
         Record: {
@@ -302,6 +303,7 @@ export interface components {
         RecordList: {
             items: components["schemas"]["Record"][];
             nextCursor: string | null;
+            totalCount?: number;
         };
         Event: {
             id: string;
@@ -503,6 +505,14 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description A filter expression (docs/queries.md); at most 2048 code points */
+                filter?: string;
+                /** @description Up to 3 field names, each optionally prefixed by - (descending) */
+                sort?: string;
+                /** @description Data fields to return, comma-separated */
+                fields?: string;
+                /** @description Add totalCount, the number of records matching the filter */
+                count?: boolean;
             };
             header?: never;
             path: {

@@ -12,7 +12,15 @@ export type SvcRecord<T extends object = RecordData> = Omit<components['schemas'
 export interface RecordPage<T extends object = RecordData> {
   items: SvcRecord<T>[];
   nextCursor: string | null;
+  /** With `count: true`: how many records match the filter, all pages together. */
+  totalCount?: number;
 }
+
+/** A record's own members, which filter and sort like fields. */
+export type RecordMember = 'id' | 'createdAt' | 'updatedAt' | 'version';
+type FieldName<T extends object> = Extract<keyof T, string> | (string extends keyof T ? string : never);
+/** A sort key: a field (or member) name, `-` before it for descending. */
+export type SortKey<T extends object = RecordData> = FieldName<T> | RecordMember | `-${FieldName<T> | RecordMember}`;
 
 /** A PATCH body: only the named fields change; `null` clears a field that is not required. */
 export type RecordPatch<T extends object> = { [K in keyof T]?: T[K] | null };
@@ -33,17 +41,31 @@ export interface WriteOptions extends CallOptions {
   ifMatch?: number;
 }
 
-export interface ListOptions extends CallOptions {
-  /** Page size, 1…500; svc's default is 50. */
-  limit?: number;
-  /** The `nextCursor` of the previous page. */
-  cursor?: string;
+/** What a list selects and in which order (docs/queries.md); a cursor belongs to its filter and sort. */
+export interface QueryOptions<T extends object = RecordData> {
+  /** A filter expression, e.g. `status = 'open' && priority >= 3`; a fault is 400 `invalid_query` with its position. */
+  filter?: string;
+  /** Up to 3 keys, e.g. `['-priority', 'title']`; ties are broken by id. Default: creation order. */
+  sort?: ReadonlyArray<SortKey<T>>;
+  /** Only these data fields in each record's `data`. */
+  fields?: ReadonlyArray<FieldName<T>>;
 }
 
-export interface IterateOptions extends CallOptions {
+export interface ListOptions<T extends object = RecordData> extends CallOptions, QueryOptions<T> {
+  /** Page size, 1…500; svc's default is 50. */
+  limit?: number;
+  /** The `nextCursor` of the previous page (of the same filter and sort). */
+  cursor?: string;
+  /** Adds `totalCount`, the number of records matching the filter. */
+  count?: boolean;
+}
+
+export interface IterateOptions<T extends object = RecordData> extends CallOptions, QueryOptions<T> {
   /** Records fetched per request, 1…500; default 500 (fewest round trips). */
   pageSize?: number;
 }
+
+const joined = (names: ReadonlyArray<string> | undefined): string | undefined => (names === undefined ? undefined : names.join(','));
 
 export type ApiClient = Client<paths, 'application/json'>;
 
@@ -116,26 +138,37 @@ export class RecordsClient<T extends object = RecordData> {
     );
   }
 
-  /** One page, in creation order. Pass the answer's `nextCursor` back as `cursor` for the next. */
-  async list(options: ListOptions = {}): Promise<RecordPage<T>> {
+  /** One page, in creation order unless sorted. Pass the answer's `nextCursor` back as `cursor` for the next. */
+  async list(options: ListOptions<T> = {}): Promise<RecordPage<T>> {
+    const query = {
+      limit: options.limit,
+      cursor: options.cursor,
+      filter: options.filter,
+      sort: joined(options.sort),
+      fields: joined(options.fields),
+      count: options.count,
+    };
     const page = await unwrap(
       this.api.GET('/api/v1/collections/{collection}/records', {
-        params: { path: { collection: this.collection }, query: { limit: options.limit, cursor: options.cursor } },
+        params: { path: { collection: this.collection }, query },
         signal: options.signal,
       }),
     );
-    return { items: page.items as SvcRecord<T>[], nextCursor: page.nextCursor };
+    const result: RecordPage<T> = { items: page.items as SvcRecord<T>[], nextCursor: page.nextCursor };
+    if (page.totalCount !== undefined) result.totalCount = page.totalCount;
+    return result;
   }
 
   /**
-   * Every record, in creation order, fetching a page at a time as the loop asks for more. The cursor is the last
+   * Every record (matching `filter`, in `sort` order, else creation order), fetching a page at a time as the loop asks for more. The cursor is the last
    * record seen, so no record comes twice even while others write; records created during the loop may or may not
    * be reached, and one deleted before the loop gets to it is not.
    */
-  async *all(options: IterateOptions = {}): AsyncGenerator<SvcRecord<T>, void, undefined> {
+  async *all(options: IterateOptions<T> = {}): AsyncGenerator<SvcRecord<T>, void, undefined> {
     let cursor: string | undefined;
     do {
-      const page = await this.list({ limit: options.pageSize ?? 500, cursor, signal: options.signal });
+      const { pageSize, ...rest } = options;
+      const page = await this.list({ ...rest, limit: pageSize ?? 500, cursor });
       yield* page.items;
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);

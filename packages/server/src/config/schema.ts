@@ -57,6 +57,8 @@ export interface Config {
   readonly retentionDeliveredDays: number;
   readonly retentionDeadDays: number;
   readonly retentionEventsDays: number;
+  /** PostgreSQL cancels a records list query running longer than this (503 query_timeout). */
+  readonly queryTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -303,5 +305,10 @@ export const SETTINGS: readonly Setting[] = [
     key: 'retentionEventsDays', env: 'SVC_RETENTION_EVENTS_DAYS', defaultText: '30',
     doc: 'events no unfinished or dead job needs are pruned this many days after they occurred (decimals allowed); older feed cursors get 410 cursor_expired',
     parse: days, fallback: () => 30,
+  }),
+  setting({
+    key: 'queryTimeoutMs', env: 'SVC_QUERY_TIMEOUT_MS', defaultText: '10000',
+    doc: 'on PostgreSQL, a records list query (filter, sort, count) running longer than this is cancelled: 503 query_timeout',
+    parse: integer(1, 600_000), fallback: () => 10_000,
   }),
 ];

@@ -8,6 +8,8 @@ export type { Database } from './dialects/types.js';
 export interface ConnectOptions {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   poolSize?: number;
+  /** PostgreSQL's statement_timeout for records queries (Database.queries). */
+  queryTimeoutMs?: number;
 }
 
 /** `sqlite:<path>` (relative paths from the working directory) or `postgres://…`. */
@@ -20,5 +22,5 @@ export function sqlitePath(url: string): string | null {
 export function connect(url: string, options: ConnectOptions): Database {
   const path = sqlitePath(url);
   if (path !== null) return openSqlite(path, options.sqliteSynchronous);
-  return openPostgres(url, options.poolSize);
+  return openPostgres(url, options.poolSize, options.queryTimeoutMs);
 }

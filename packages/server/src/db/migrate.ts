@@ -8,6 +8,7 @@ import * as m005 from './migrations/005_event_feed.js';
 import * as m006 from './migrations/006_subscriptions.js';
 import * as m007 from './migrations/007_operations.js';
 import * as m008 from './migrations/008_attempt_diagnostics.js';
+import * as m009 from './migrations/009_record_queries.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006_subscriptions': m006,
   '007_operations': m007,
   '008_attempt_diagnostics': m008,
+  '009_record_queries': m009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

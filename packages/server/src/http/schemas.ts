@@ -22,7 +22,7 @@ export const Problem = Type.Object(
     detail: Type.String(),
     code: Type.Enum(Object.keys(ERRORS) as Array<keyof typeof ERRORS>),
     requestId: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }, strict))),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String(), position: Type.Optional(Type.Integer({ minimum: 0 })) }, strict))),
   },
   { $id: 'Problem', ...strict, description: 'RFC 9457 problem details; branch on `code`.' },
 );
@@ -35,6 +35,20 @@ export const ListQuery = Type.Object(
   strict,
 );
 
+/** The records list's parameters: SPEC §4's paging plus §8's filter, sort, fields and count. */
+export const RecordListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    // Keyset cursors carry the last row's sort values, so they can be longer than other lists' cursors.
+    cursor: Type.Optional(Type.String({ maxLength: 16384 })),
+    filter: Type.Optional(Type.String({ maxLength: 8192, description: 'A filter expression (docs/queries.md); at most 2048 code points' })),
+    sort: Type.Optional(Type.String({ maxLength: 400, description: 'Up to 3 field names, each optionally prefixed by - (descending)' })),
+    fields: Type.Optional(Type.String({ maxLength: 13000, description: 'Data fields to return, comma-separated' })),
+    count: Type.Optional(Type.Boolean({ description: 'Add totalCount, the number of records matching the filter' })),
+  },
+  strict,
+);
+
 export const listOf = <T extends TSchema>(item: T, id: string) =>
   Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) }, { $id: id, ...strict });
 
@@ -43,6 +57,7 @@ export const Field = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 63 }),
     type: Type.Enum(FIELD_TYPES),
     required: Type.Boolean({ default: false }),
+    indexed: Type.Boolean({ default: false, description: 'svc keeps a database index for filtering and sorting on this field (at most 16 per collection)' }),
   },
   { $id: 'Field', ...strict },
 );
@@ -193,7 +208,10 @@ export const Event = Type.Object(
 /** A feed page: `nextCursor` is never null, always a position to resume from. */
 export const EventList = Type.Object({ items: Type.Array(ref(Event)), nextCursor: Type.String() }, { $id: 'EventList', ...strict });
 
-export const RecordList = listOf(ref(RecordSchema), 'RecordList');
+export const RecordList = Type.Object(
+  { items: Type.Array(ref(RecordSchema)), nextCursor: Type.Union([Type.String(), Type.Null()]), totalCount: Type.Optional(Type.Integer({ minimum: 0 })) },
+  { $id: 'RecordList', ...strict },
+);
 export const CollectionList = listOf(ref(Collection), 'CollectionList');
 export const ApiTokenList = listOf(ref(ApiToken), 'ApiTokenList');
 export const WebhookList = listOf(ref(Webhook), 'WebhookList');

@@ -51,6 +51,10 @@ export function pageWithin<T>(
   bytes: (row: T) => number,
   /** Rows exist beyond `rows` (the caller fetched them without their content); by default, rows beyond `limit`. */
   more = rows.length > limit,
+  /** Turns key(row) into the cursor; by default `{after: key}`. */
+  encode: (key: string) => string = encodeCursor,
+  /** At least the bytes the row's cursor takes with its quotes, cheaply: the exact length is needed only near the limit. */
+  cursorBound: (row: T) => number = () => CURSOR_MAX_BYTES,
 ): { items: T[]; nextCursor: string | null } {
   let total = LIST_FRAME_MIN_BYTES - 'null'.length;
   let count = 0;
@@ -59,9 +63,9 @@ export function pageWithin<T>(
     if (count > 0 && next + 'null'.length > maxBytes) break;
     // A page that is not the last ends with its cursor instead of null; encoded only near the limit (it costs).
     const isLast = count === rows.length - 1 && !more;
-    if (count > 0 && !isLast && next + CURSOR_MAX_BYTES > maxBytes && next + encodeCursor(key(rows[count]!)).length + 2 > maxBytes) break;
+    if (count > 0 && !isLast && next + cursorBound(rows[count]!) > maxBytes && next + encode(key(rows[count]!)).length + 2 > maxBytes) break;
     total = next;
   }
   const items = rows.slice(0, count);
-  return { items, nextCursor: count < rows.length || more ? encodeCursor(key(items[count - 1]!)) : null };
+  return { items, nextCursor: count < rows.length || more ? encode(key(items[count - 1]!)) : null };
 }

@@ -11,7 +11,8 @@ export interface Collection {
 
 export const toCollection = (r: CollectionsTable): Collection => ({
   name: r.name,
-  fields: JSON.parse(r.fields) as Field[],
+  // Collections stored before indexed fields existed lack the flag.
+  fields: (JSON.parse(r.fields) as Field[]).map((f) => ({ name: f.name, type: f.type, required: f.required, indexed: f.indexed === true })),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

@@ -2,7 +2,26 @@ import type { Context } from '../context.js';
 import { AppError, type FieldError } from '../errors.js';
 import { deleteCollection, findCollection, insertCollection, listCollections, updateCollectionFields, type Collection } from './collections-store.js';
 import { COLLECTION_NAME, validateFieldList, type Field } from './fields.js';
+import { buildFieldIndex, dropFieldIndex } from './query/field-index-store.js';
 import { anyRecordLacks, collectionHasRecords } from './records-store.js';
+
+/** Builds the indexes of newly indexed fields; if one fails, those already built are dropped again. */
+async function buildIndexes(ctx: Context, name: string, fields: readonly Field[]): Promise<void> {
+  const built: Field[] = [];
+  try {
+    for (const f of fields) {
+      await buildFieldIndex(ctx.database.db, ctx.database.caps.query, name, f);
+      built.push(f);
+    }
+  } catch (err) {
+    for (const f of built) await dropFieldIndex(ctx.database.db, ctx.database.caps.query, name, f.name).catch(() => {});
+    throw err;
+  }
+}
+
+async function dropIndexes(ctx: Context, name: string, fields: readonly Field[]): Promise<void> {
+  for (const f of fields) await dropFieldIndex(ctx.database.db, ctx.database.caps.query, name, f.name);
+}
 
 export async function requireCollection(ctx: Context, name: string): Promise<Collection> {
   const c = await findCollection(ctx.database.db, name);
@@ -28,11 +47,23 @@ export async function createCollection(ctx: Context, name: string, fields: Field
   errors.push(...validateFieldList(fields, '/fields'));
   if (errors.length > 0) throw new AppError('validation_failed', 'The collection definition is invalid.', { errors });
   const now = ctx.clock.now();
-  const collection: Collection = { name, fields: fields.map((f) => ({ name: f.name, type: f.type, required: f.required })), createdAt: now, updatedAt: now };
+  const collection: Collection = {
+    name,
+    fields: fields.map((f) => ({ name: f.name, type: f.type, required: f.required, indexed: f.indexed === true })),
+    createdAt: now,
+    updatedAt: now,
+  };
   try {
     await insertCollection(ctx.database.db, collection);
   } catch (err) {
     if (ctx.database.caps.isUniqueViolation(err)) throw new AppError('conflict', `A collection named "${name}" exists.`);
+    throw err;
+  }
+  // The answer comes once the indexes are usable; an index that cannot be built takes the new collection with it.
+  try {
+    await buildIndexes(ctx, name, collection.fields.filter((f) => f.indexed));
+  } catch (err) {
+    await deleteCollection(ctx.database.db, name);
     throw err;
   }
   return collection;
@@ -61,22 +92,32 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
       throw new AppError('conflict', `Records lack "${f.name}"; fill it in before making it required.`);
     }
   }
-  const ordered = [
-    ...current.fields.map((f) => ({ ...f, required: incoming.get(f.name)!.required })),
-    ...fields.filter((f) => !current.fields.some((x) => x.name === f.name)).map((f) => ({ name: f.name, type: f.type, required: f.required })),
+  const ordered: Field[] = [
+    ...current.fields.map((f) => ({ ...f, required: incoming.get(f.name)!.required, indexed: incoming.get(f.name)!.indexed === true })),
+    ...fields
+      .filter((f) => !current.fields.some((x) => x.name === f.name))
+      .map((f) => ({ name: f.name, type: f.type, required: f.required, indexed: f.indexed === true })),
   ];
+  const wasIndexed = new Set(current.fields.filter((f) => f.indexed).map((f) => f.name));
+  const newlyIndexed = ordered.filter((f) => f.indexed && !wasIndexed.has(f.name));
+  const unindexed = current.fields.filter((f) => f.indexed && !ordered.find((x) => x.name === f.name)!.indexed);
+  // New indexes are usable before the schema says so (and before the answer); dropped ones go after.
+  await buildIndexes(ctx, name, newlyIndexed);
   const now = Math.max(ctx.clock.now(), current.updatedAt + 1);
   if (!(await updateCollectionFields(ctx.database.db, name, ordered, current.updatedAt, now))) {
+    await dropIndexes(ctx, name, newlyIndexed).catch(() => {});
     throw new AppError('conflict', 'The collection changed meanwhile; read it again and retry.');
   }
+  await dropIndexes(ctx, name, unindexed);
   return { ...current, fields: ordered, updatedAt: now };
 }
 
 export async function removeCollection(ctx: Context, name: string, force: boolean): Promise<void> {
-  await requireCollection(ctx, name);
+  const current = await requireCollection(ctx, name);
   if (!force && (await collectionHasRecords(ctx.database.db, name))) {
     throw new AppError('conflict', `"${name}" still holds records; delete with ?force=true to remove them too.`);
   }
   // Records go with the collection (foreign key cascade), in one statement.
   await deleteCollection(ctx.database.db, name);
+  await dropIndexes(ctx, name, current.fields.filter((f) => f.indexed));
 }

@@ -7,6 +7,8 @@ export interface Field {
   name: string;
   type: FieldType;
   required: boolean;
+  /** SPEC §8: svc keeps a database index for filtering and sorting on it (records/query/field-index-store.ts). */
+  indexed: boolean;
 }
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -14,6 +16,7 @@ export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** `_test` names the webhook.test envelope; user collections match COLLECTION_NAME, which cannot start with `_`. */
 export const RESERVED_COLLECTION = '_test';
 export const MAX_FIELDS = 200;
+export const MAX_INDEXED_FIELDS = 16;
 
 /**
  * Names no new field may take (SPEC Part II): a record's own members, and every built-in property of JavaScript
@@ -98,5 +101,9 @@ export function validateFieldList(fields: readonly Field[], basePath: string, cu
     seen.add(f.name);
   });
   if (seen.size > MAX_FIELDS) errors.push({ path: basePath, message: `at most ${MAX_FIELDS} fields` });
+  fields.forEach((f, i) => {
+    if (f.indexed && f.type === 'json') errors.push({ path: `${basePath}/${i}/indexed`, message: 'a json field cannot be indexed (it neither sorts nor compares)' });
+  });
+  if (fields.filter((f) => f.indexed).length > MAX_INDEXED_FIELDS) errors.push({ path: basePath, message: `at most ${MAX_INDEXED_FIELDS} indexed fields` });
   return errors;
 }

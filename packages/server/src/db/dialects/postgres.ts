@@ -1,7 +1,57 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Tables } from '../tables.js';
-import type { Database, DialectCapabilities, JobSignal } from './types.js';
+import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
+
+// data is text: each expression parses it as jsonb. Text compares under "C" (code points); lower() under the libc
+// C.utf8 ctype maps one code point to one (the Unicode simple mapping); svc_instant is migration 009's function.
+const fieldSql = (name: string, type: QueryValueType): string => {
+  const value = `(data::jsonb ->> '${name}')`;
+  switch (type) {
+    case 'text':
+      return `(${value} collate "C")`;
+    case 'number':
+    case 'integer':
+      return `(${value}::numeric)`;
+    case 'boolean':
+      return `(${value}::boolean)`;
+    case 'datetime':
+      return `svc_instant${value}`;
+    case 'json':
+      return value;
+  }
+};
+
+const query: QueryDialect = {
+  field: fieldSql,
+  param: (value, type) => {
+    switch (type) {
+      case 'number':
+      case 'integer':
+      case 'datetime':
+        return sql`cast(${String(value)} as numeric)`;
+      case 'boolean':
+        return sql`cast(${value} as boolean)`;
+      default:
+        return sql`${value}`;
+    }
+  },
+  idText: '(id collate "C")',
+  contains: (name, lowered) => sql<boolean>`strpos(lower((data::jsonb ->> ${sql.raw(`'${name}'`)}) collate "C.utf8"), ${lowered}) > 0`,
+  readValue: (value, type) => {
+    if (value === null || value === undefined) return null;
+    return type === 'number' || type === 'integer' ? Number(value) : (value as string | boolean);
+  },
+  // Concurrently: writes go on during the build. It cannot run inside a transaction. In a descending sort's order
+  // (nulls last, ties by id), so a top-N page reads only its rows; filters use it in either direction.
+  createIndex: (index, collection, expression) =>
+    `create index concurrently if not exists "${index}" on records (${expression} desc nulls last, id) where collection = '${collection}'`,
+  dropIndex: (index) => `drop index concurrently if exists "${index}"`,
+  analyzeIndex: () => 'analyze records',
+  indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
+    where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
+  explain: 'explain',
+};
 
 const CHANNEL = 'svc_jobs';
 const FEED_CHANNEL = 'svc_events';
@@ -15,6 +65,7 @@ const caps: DialectCapabilities = {
   // A scalar subquery is evaluated once per statement, so the planner can use it in an index range.
   nowMs: () => sql<number>`(select (extract(epoch from clock_timestamp()) * 1000)::bigint)`,
   currentSchema: async (db) => (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s,
+  isQueryTimeout: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '57014',
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
   eventPosition: () => ({ tx: sql<number>`pg_current_xact_id()::text::bigint`, position: sql<number>`nextval('events_position_seq')` }),
   // The oldest transaction still running at the statement's snapshot, leaving out those known to run in another
@@ -26,6 +77,7 @@ const caps: DialectCapabilities = {
           select a.backend_xid::text from pg_stat_activity a where a.backend_xid is not null and a.datname is distinct from current_database())),
       pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
   withFeedNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${FEED_CHANNEL}, '') from written`,
+  query,
 };
 
 // Times are bigint milliseconds: pg would return them as strings. They fit a double exactly.
@@ -34,15 +86,20 @@ const types = {
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
 };
 
-export function openPostgres(url: string, poolSize = 10): Database {
+export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  // Connections open on first use: a process that serves no records list never opens one.
+  const queryPool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, statement_timeout: queryTimeoutMs });
+  queryPool.on('error', () => {});
+  const queries = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: queryPool }) });
   const jobs = channelSignal(db, url, CHANNEL);
   const events = channelSignal(db, url, FEED_CHANNEL);
   return {
     db,
+    queries,
     caps,
     write: (work) => db.transaction().execute(work),
     signal: jobs,
@@ -52,7 +109,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
     },
     close: async () => {
       await Promise.all([jobs.close(), events.close()]);
-      await db.destroy();
+      await Promise.all([db.destroy(), queries.destroy()]);
     },
   };
 }

@@ -5,7 +5,29 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
-import type { Database, DialectCapabilities, JobSignal } from './types.js';
+import { instantKey, simpleLowercase } from '../../lib/query-functions.js';
+import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
+
+const fieldSql = (name: string, type: QueryValueType): string =>
+  type === 'datetime' ? `svc_instant(json_extract(data, '$.${name}'))` : `json_extract(data, '$.${name}')`;
+
+// json_extract gives SQL values: TEXT compares by BINARY (UTF-8 bytes, which order as code points), numbers
+// numerically across INTEGER and REAL, JSON true/false as 1/0. svc_lower and svc_instant are registered below.
+const query: QueryDialect = {
+  field: fieldSql,
+  param: (value, type) => (type === 'boolean' ? sql`${value ? 1 : 0}` : sql`${value}`),
+  idText: 'id',
+  contains: (name, lowered) => sql<boolean>`instr(svc_lower(${sql.raw(fieldSql(name, 'text'))}), ${lowered}) > 0`,
+  readValue: (value, type) => (value === null || value === undefined ? null : type === 'boolean' ? value === 1 : (value as string | number)),
+  // A partial index: its WHERE names the collection as a constant, and only queries that say so use it. Descending,
+  // as SQLite puts NULL lowest: its order is a descending sort's (nulls last, ties by id), so a top-N page stops early;
+  // an ascending sort still reads it in order and sorts only the ties.
+  createIndex: (index, collection, expression) => `create index if not exists "${index}" on records (${expression} desc, id) where collection = '${collection}'`,
+  dropIndex: (index) => `drop index if exists "${index}"`,
+  analyzeIndex: (index) => `analyze "${index}"`,
+  indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
+  explain: 'explain query plan',
+};
 
 const caps: DialectCapabilities = {
   name: 'sqlite',
@@ -14,6 +36,7 @@ const caps: DialectCapabilities = {
   sharedByProcesses: false,
   nowMs: () => sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
   currentSchema: async () => undefined,
+  isQueryTimeout: () => false,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
   // One writer at a time, and writes commit in the order they run: a counter read and bumped inside the write is a
   // commit order on its own. The last position is one step back along the feed index (tx is always 0 here).
@@ -23,6 +46,7 @@ const caps: DialectCapabilities = {
   }),
   feedHorizon: () => sql<number>`1`,
   withFeedNotice: (insert) => insert,
+  query,
 };
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -67,12 +91,16 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
   native.pragma(`synchronous = ${synchronous}`);
   native.pragma('busy_timeout = 5000');
   native.pragma('foreign_keys = ON');
+  // Deterministic, so indexes may be built on them. SQLite's own lower() folds ASCII only.
+  native.function('svc_lower', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? simpleLowercase(t) : t));
+  native.function('svc_instant', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? instantKey(t) : null));
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const grouped = new GroupCommit(db);
   return {
     db,
+    queries: db,
     caps,
     write: (work) => grouped.run(work),
     signal: emitterSignal(emitter, 'jobs'),

@@ -36,11 +36,54 @@ export interface DialectCapabilities {
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */
   nowMs(): RawBuilder<number>;
   isUniqueViolation(error: unknown): boolean;
+  /** The statement was cancelled by the query timeout. */
+  isQueryTimeout(error: unknown): boolean;
   /**
    * The schema svc's tables live in, when the database has schemas. Kysely's migrator looks for its own tables by
    * name across every schema, so it must be told which one is ours.
    */
   currentSchema(db: Kysely<Tables>): Promise<string | undefined>;
+  /** The SQL of the filter language and of indexed fields (records/query/). */
+  readonly query: QueryDialect;
+}
+
+/** A collection field's type, as the filter language compares it (records/fields.ts FieldType). */
+export type QueryValueType = 'text' | 'number' | 'integer' | 'boolean' | 'datetime' | 'json';
+
+/**
+ * Field names are checked identifiers (FIELD_NAME) and are spliced into the SQL text, never values: an expression
+ * index is used only when a query repeats its expression exactly, constants included.
+ */
+export interface QueryDialect {
+  /**
+   * A data field's value, typed so that comparing and ordering it follows SPEC §8 (text by code point, numbers
+   * numerically, datetimes as instants via svc_instant, false before true), NULL when absent or null. It is also the
+   * exact expression an indexed field's index is built on.
+   */
+  field(name: string, type: QueryValueType): string;
+  /** An operand bound as a parameter, typed like field() of the same type. `datetime` takes an instantKey text. */
+  param(value: string | number | boolean, type: QueryValueType): RawBuilder<unknown>;
+  /** The record's id, compared by code point. */
+  readonly idText: string;
+  /** Whether a text field's value, lowercased by the Unicode simple mapping, contains `lowered` (bound). */
+  contains(name: string, lowered: string): RawBuilder<boolean>;
+  /** A cursor's sort value read back from a row, as JSON (PostgreSQL returns numeric as text). */
+  readValue(value: unknown, type: QueryValueType): string | number | boolean | null;
+  /**
+   * Statements that build the index of an indexed field (`where` a checked collection name), each run alone.
+   * PostgreSQL builds it concurrently, which must run outside any transaction.
+   */
+  createIndex(index: string, collection: string, expression: string): string;
+  dropIndex(index: string): string;
+  /**
+   * Gathers the statistics the planner needs to prefer a new index (SQLite has none until ANALYZE, and without them
+   * picks an equality index over one that serves the sort; PostgreSQL has no statistics on an expression before it).
+   */
+  analyzeIndex(index: string): string;
+  /** Whether an index exists and is usable (PostgreSQL: a failed concurrent build leaves an invalid one behind). */
+  indexState(index: string): RawBuilder<{ valid: boolean | number }>;
+  /** The prefix that makes a statement answer with its plan. */
+  readonly explain: string;
 }
 
 /** Wake-ups for workers when jobs are committed: LISTEN/NOTIFY on PostgreSQL, an in-process emitter on SQLite. */
@@ -51,6 +94,11 @@ export interface JobSignal {
 
 export interface Database {
   readonly db: Kysely<Tables>;
+  /**
+   * Where records list queries run. On PostgreSQL a pool of its own whose every statement has statement_timeout
+   * (SVC_QUERY_TIMEOUT_MS), set once per connection rather than per query, so it costs no round trip; on SQLite `db`.
+   */
+  readonly queries: Kysely<Tables>;
   readonly caps: DialectCapabilities;
   readonly signal: JobSignal;
   /** Wake-ups for feed readers (long-polls, streams) when events commit: its own channel, so workers are not woken. */

@@ -7,9 +7,9 @@ import { idPattern } from '../../lib/ids.js';
 import { allCollections, createCollection, patchCollection, removeCollection, requireCollection } from '../../records/collections.js';
 import { listCollections } from '../../records/collections-store.js';
 import { COLLECTION_NAME, MAX_FIELDS } from '../../records/fields.js';
-import { recordPageJson } from '../../records/record-page.js';
+import { listRecordsJson } from '../../records/query/list-request.js';
 import { presentCollection } from '../present.js';
-import { Collection, CollectionList, Field, ListQuery, RecordList, errorResponses, ref } from '../schemas.js';
+import { Collection, CollectionList, Field, ListQuery, RecordList, RecordListQuery, errorResponses, ref } from '../schemas.js';
 
 const NameParams = Type.Object({ name: Type.String({ pattern: COLLECTION_NAME.source }) });
 const security = [{ adminSession: [], csrfToken: [] }];
@@ -94,13 +94,12 @@ export const adminCollectionRoutes =
         tags: ['collections'],
         security,
         params: NameParams,
-        querystring: ListQuery,
+        querystring: RecordListQuery,
         response: { 200: ref(RecordList), ...errorResponses(400, 401, 403, 404) },
       },
     }, async (request, reply) => {
       const c = await requireCollection(ctx, request.params.name);
-      const limit = request.query.limit ?? 50;
-      const json = await recordPageJson(ctx.database.db, c.name, decodeCursor(request.query.cursor, idPattern('rec')), limit, ctx.config.listMaxBytes);
+      const json = await listRecordsJson(ctx.database, c, request.query, ctx.config.listMaxBytes);
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
   };

@@ -3,6 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { IDEMPOTENCY_TTL_MS } from '../../records/idempotency-store.js';
+import { MAX_INDEXED_FIELDS } from '../../records/fields.js';
+import { FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH, FILTER_MAX_LENGTH } from '../../records/query/parser.js';
+import { SORT_MAX_KEYS } from '../../records/query/sort.js';
 import { TOPICS } from '../../webhooks/topics.js';
 import { allCollections } from '../../records/collections.js';
 import { cutDocument, type OpenApiDocument } from '../openapi-document.js';
@@ -34,6 +37,8 @@ export const FEATURES = [
   'webhooks.auto-disable',
   'webhooks.operational-events',
   'retention',
+  'records.filter',
+  'records.sort',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */
@@ -63,6 +68,12 @@ export function capabilities(ctx: Context) {
       retentionDeliveredDays: c.retentionDeliveredDays,
       retentionDeadDays: c.retentionDeadDays,
       retentionEventsDays: c.retentionEventsDays,
+      filterMaxLength: FILTER_MAX_LENGTH,
+      filterMaxComparisons: FILTER_MAX_COMPARISONS,
+      filterMaxDepth: FILTER_MAX_DEPTH,
+      sortMaxKeys: SORT_MAX_KEYS,
+      indexedFieldsMax: MAX_INDEXED_FIELDS,
+      queryTimeoutMs: c.queryTimeoutMs,
     },
     topics: [...TOPICS],
   };

@@ -4,15 +4,14 @@ import { Type } from 'typebox';
 import type { ApiToken } from '../../auth/api-tokens-store.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { decodeCursor } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
 import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
-import { recordPageJson } from '../../records/record-page.js';
+import { listRecordsJson } from '../../records/query/list-request.js';
 import { recordJson, type RecordJson } from '../../records/record-json.js';
 import type { Outbox } from '../../webhooks/outbox.js';
 import { bearerAuthHook } from '../auth.js';
-import { ListQuery, RecordList, RecordSchema, RecordWrite, RecordWritten, errorResponses, ref } from '../schemas.js';
+import { RecordList, RecordListQuery, RecordSchema, RecordWrite, RecordWritten, errorResponses, ref } from '../schemas.js';
 
 const REC_ID = idPattern('rec');
 // Path parameters are checked by shape before anything reaches a query: a malformed one is not_found.
@@ -62,13 +61,11 @@ export const recordRoutes =
         tags: ['records'],
         security,
         params: CollectionParams,
-        querystring: ListQuery,
+        querystring: RecordListQuery,
         response: { 200: ref(RecordList), ...errorResponses(400, 401, 403) },
       },
     }, async (request, reply) => {
-      const limit = request.query.limit ?? 50;
-      const after = decodeCursor(request.query.cursor, REC_ID);
-      const json = await recordPageJson(ctx.database.db, request.auth.collection!.name, after, limit, ctx.config.listMaxBytes);
+      const json = await listRecordsJson(ctx.database, request.auth.collection!, request.query, ctx.config.listMaxBytes);
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
 

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { QueryDialect } from '../../db/dialects/types.js';
+import type { Tables } from '../../db/tables.js';
+import { COLLECTION_NAME, FIELD_NAME, type Field } from '../fields.js';
+
+/** The index of one indexed field: its name is derived from collection and field, so it needs no bookkeeping. */
+export const fieldIndexName = (collection: string, field: string): string =>
+  `records_ix_${createHash('sha256').update(`${collection}\u0000${field}`).digest('hex').slice(0, 24)}`;
+
+function checkedNames(collection: string, field: string): void {
+  // Both are spliced into DDL (an index is matched by its exact text): they must be the validated identifiers.
+  if (!COLLECTION_NAME.test(collection) || !FIELD_NAME.test(field)) throw new Error('not a collection or field name');
+}
+
+/**
+ * Builds the index of an indexed field, on the very expression the filter compiler emits for it (compile.ts), and
+ * returns once it is usable. A build that fails (on PostgreSQL a concurrent build leaves an invalid index behind) is
+ * cleaned up before the error goes on.
+ */
+export async function buildFieldIndex(db: Kysely<Tables>, q: QueryDialect, collection: string, field: Field): Promise<void> {
+  checkedNames(collection, field.name);
+  const index = fieldIndexName(collection, field.name);
+  try {
+    await sql.raw(q.createIndex(index, collection, q.field(field.name, field.type))).execute(db);
+    const state = (await q.indexState(index).execute(db)).rows[0];
+    if (!state || !state.valid) throw new Error(`index ${index} was not built`);
+    await sql.raw(q.analyzeIndex(index)).execute(db);
+  } catch (err) {
+    await sql.raw(q.dropIndex(index)).execute(db).catch(() => {});
+    throw err;
+  }
+}
+
+export async function dropFieldIndex(db: Kysely<Tables>, q: QueryDialect, collection: string, field: string): Promise<void> {
+  checkedNames(collection, field);
+  await sql.raw(q.dropIndex(fieldIndexName(collection, field))).execute(db);
+}
+
+/** The database's plan for a statement, as text (the plan test reads it). */
+export async function explainPlan(db: Kysely<Tables>, q: QueryDialect, statement: { sql: string; parameters: readonly unknown[] }): Promise<string> {
+  const rows = (await db.executeQuery<Record<string, unknown>>({ sql: `${q.explain} ${statement.sql}`, parameters: statement.parameters, query: { kind: 'RawNode' } as never, queryId: { queryId: 'explain' } })).rows;
+  return rows.map((r) => Object.values(r).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' ')).join('\n');
+}

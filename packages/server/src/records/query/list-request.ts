@@ -1,0 +1,94 @@
+import type { Database } from '../../db/dialects/types.js';
+import { AppError } from '../../errors.js';
+import { decodeCursor } from '../../lib/cursor.js';
+import { idPattern } from '../../lib/ids.js';
+import type { Collection } from '../collections-store.js';
+import { recordPageJson } from '../record-page.js';
+import { filterOrThrow, type Filter } from './check.js';
+import { queryPageJson } from './query-page.js';
+import { decodeKeyset, parseProjection, parseSort, queryFingerprint, type SortKey } from './sort.js';
+
+/** A records list request's query parameters (SPEC §4 and §8). */
+export interface ListParams {
+  limit?: number;
+  cursor?: string;
+  filter?: string;
+  sort?: string;
+  fields?: string;
+  count?: boolean;
+}
+
+const REC_ID = idPattern('rec');
+
+/**
+ * Checked filters and sorts by collection version and text: a client repeating a query (a dashboard, a poller) skips
+ * parsing and checking. Faults are not kept; they throw on every request.
+ */
+const checked = new Map<string, { filter: Filter | null; sort: SortKey[] }>();
+const CHECKED_CACHE_SIZE = 256;
+
+function checkedQuery(key: string, check: () => { filter: Filter | null; sort: SortKey[] }): { filter: Filter | null; sort: SortKey[] } {
+  let entry = checked.get(key);
+  if (entry) {
+    checked.delete(key);
+  } else {
+    entry = check();
+    if (checked.size >= CHECKED_CACHE_SIZE) checked.delete(checked.keys().next().value!);
+  }
+  checked.set(key, entry);
+  return entry;
+}
+
+/** A cursor issued for a filter or sort, brought to the list without them: another query's cursor (SPEC §8). */
+function refuseKeysetCursor(raw: string): void {
+  let q: unknown;
+  try {
+    q = (JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { q?: unknown }).q;
+  } catch {
+    return; // decodeCursor judges it
+  }
+  if (q !== undefined) decodeCursor('!', REC_ID);
+}
+
+/**
+ * One page of a collection's records for the public list and its admin twin. Without filter, sort, fields or count
+ * it is the plain page in id order (its cursors are the same either way, as id order has no other sort values).
+ */
+export async function listRecordsJson(database: Database, collection: Collection, p: ListParams, maxBytes: number): Promise<string> {
+  try {
+    return await listPage(database, collection, p, maxBytes);
+  } catch (err) {
+    if (database.caps.isQueryTimeout(err)) {
+      throw new AppError('query_timeout', 'The query ran longer than the query timeout and was cancelled; narrow the filter or use indexed fields.');
+    }
+    throw err;
+  }
+}
+
+async function listPage(database: Database, collection: Collection, p: ListParams, maxBytes: number): Promise<string> {
+  const db = database.queries;
+  const q = database.caps.query;
+  const limit = p.limit ?? 50;
+  // The plain list (W1's hot path) goes straight to its page.
+  if (!p.filter && !p.sort && p.fields === undefined && p.count !== true) {
+    if (p.cursor) refuseKeysetCursor(p.cursor);
+    return recordPageJson(db, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
+  }
+  const filterText = p.filter ?? '';
+  const sortText = p.sort ?? '';
+  const cacheKey = `${collection.name}\u0000${collection.createdAt}\u0000${collection.updatedAt}\u0000${filterText}\u0000${sortText}`;
+  const { filter, sort } = checkedQuery(cacheKey, () => ({
+    filter: filterText === '' ? null : filterOrThrow(filterText, collection.fields),
+    sort: parseSort(p.sort, collection.fields),
+  }));
+  const projection = parseProjection(p.fields, collection.fields);
+  const keyed = filter !== null || sort.length > 0;
+  const fingerprint = keyed ? queryFingerprint(filterText, sortText) : null;
+  if (!keyed && p.cursor) refuseKeysetCursor(p.cursor);
+  if (!keyed && projection === null && p.count !== true) return recordPageJson(db, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
+  let after = null;
+  if (p.cursor !== undefined && p.cursor !== '') {
+    after = fingerprint === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [] } : decodeKeyset(p.cursor, sort, fingerprint, REC_ID);
+  }
+  return queryPageJson(db, q, { collection: collection.name, filter, sort, after, cacheKey }, { limit, maxBytes, projection, count: p.count === true, fingerprint });
+}

@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { QueryDialect } from '../../db/dialects/types.js';
+import type { RecordsTable, Tables } from '../../db/tables.js';
+import { iso } from '../../lib/clock.js';
+import { LIST_FRAME_MIN_BYTES, encodeCursor, listJson, pageWithin } from '../../lib/cursor.js';
+import { countMatching, listMatching, listRecordsByIds, type MatchingRow, type RecordQuery } from './records-query-store.js';
+import { encodeKeyset } from './sort.js';
+
+export interface QueryPageOptions {
+  limit: number;
+  maxBytes: number;
+  /** Data fields to keep (`fields=`), or null for all. */
+  projection: readonly string[] | null;
+  count: boolean;
+  /** The fingerprint of filter and sort, or null for the default order (whose cursors are plain ids). */
+  fingerprint: string | null;
+}
+
+/** More than a keyset cursor of this row can take (JSON escapes at most 6 bytes a character, base64 adds a third). */
+const cursorBound = (m: MatchingRow): number =>
+  Math.ceil((120 + m.values.reduce<number>((n, v) => n + (typeof v === 'string' ? 6 * v.length : 24), 0)) * 4 / 3) + 2;
+
+const recordHead = (r: RecordsTable): string =>
+  `{"id":"${r.id}","collection":"${r.collection}","version":${r.version},"createdAt":"${iso(r.created_at)}","updatedAt":"${iso(r.updated_at)}","data":`;
+
+function project(data: string, keep: readonly string[]): string {
+  const all = JSON.parse(data) as Record<string, unknown>;
+  const picked: Record<string, unknown> = {};
+  for (const k of keep) if (Object.hasOwn(all, k)) picked[k] = all[k];
+  return JSON.stringify(picked);
+}
+
+/**
+ * A filtered, sorted page as JSON text. One statement finds the matching rows with their sizes and sort values (for
+ * the cursor), and the data of those small enough that `limit + 1` of them fit in `maxBytes`; a larger record is read
+ * afterwards, and only when the page has room for it (as recordPageJson does for every row).
+ */
+export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, o: QueryPageOptions): Promise<string> {
+  const sizes = await listMatching(db, q, query, o.limit + 1, o.maxBytes / (o.limit + 1));
+  const total = o.count ? await countMatching(db, q, query) : null;
+  const cursorOf = (m: MatchingRow) => (o.fingerprint === null ? encodeCursor(m.id) : encodeKeyset({ id: m.id, values: m.values }, o.fingerprint));
+  const finish = (json: string) => (total === null ? json : `${json.slice(0, -1)},"totalCount":${total}}`);
+  if (sizes.length === 0) return finish(listJson([], null));
+  // Less than any row's head takes (see record-page.ts), so no row that fits is left out of the plan.
+  const headMin = recordHead({ id: 'rec_00000000000000000000000000', collection: query.collection, version: 1, created_at: 0, updated_at: 0, data: '' }).length + 1;
+  let planned = 1;
+  for (let bytes = LIST_FRAME_MIN_BYTES + headMin + sizes[0]!.bytes; planned < Math.min(o.limit, sizes.length); planned++) {
+    bytes += headMin + sizes[planned]!.bytes;
+    if (bytes > o.maxBytes) break;
+  }
+  const more = sizes.length > planned;
+  const missing = sizes.slice(0, planned).filter((s) => s.row === null).map((s) => s.id);
+  const rowsById = new Map((await listRecordsByIds(db, query.collection, missing)).map((r) => [r.id, r]));
+  const items = sizes.slice(0, planned).flatMap((m) => {
+    const r = m.row ?? rowsById.get(m.id);
+    if (!r) return []; // deleted since it was sized
+    const data = o.projection ? project(r.data, o.projection) : r.data;
+    return [{ m, head: recordHead(r), data }];
+  });
+  if (items.length === 0) return finish(listJson([], more ? cursorOf(sizes[planned - 1]!) : null));
+  const byId = new Map(items.map((i) => [i.m.id, i.m]));
+  const page = pageWithin(items, o.limit, o.maxBytes, (i) => i.m.id, (i) => i.head.length + Buffer.byteLength(i.data) + 1, more, (id) => cursorOf(byId.get(id)!), (i) => cursorBound(i.m));
+  return finish(listJson(page.items.map((i) => `${i.head}${i.data}}`), page.nextCursor));
+}

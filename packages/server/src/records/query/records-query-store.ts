@@ -1,0 +1,129 @@
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { sqlOnce } from '../../db/compiled.js';
+import type { QueryDialect } from '../../db/dialects/types.js';
+import type { RecordsTable, Tables } from '../../db/tables.js';
+import { COLLECTION_NAME } from '../fields.js';
+import type { Filter } from './check.js';
+import { filterSql, targetSql } from './compile.js';
+import type { Keyset, SortKey } from './sort.js';
+
+export interface RecordQuery {
+  collection: string;
+  filter: Filter | null;
+  sort: readonly SortKey[];
+  after: Keyset | null;
+  /**
+   * Names this filter and sort on this version of the collection (list-request.ts): the first page's statement,
+   * which has no cursor values, is then compiled once and reused.
+   */
+  cacheKey?: string;
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+const statements = new WeakMap<Kysely<Tables>, Map<string, CompiledQuery<Record<string, unknown>>>>();
+
+function firstPageStatement(db: Kysely<Tables>, key: string, build: () => CompiledQuery<Record<string, unknown>>): CompiledQuery<Record<string, unknown>> {
+  let byKey = statements.get(db);
+  if (!byKey) statements.set(db, (byKey = new Map()));
+  let stmt = byKey.get(key);
+  if (stmt) {
+    byKey.delete(key);
+  } else {
+    stmt = build();
+    if (byKey.size >= STATEMENT_CACHE_SIZE) byKey.delete(byKey.keys().next().value!);
+  }
+  byKey.set(key, stmt);
+  return stmt;
+}
+
+/** The collection as a constant: a partial index (WHERE collection = '…') is used only by queries naming it so. */
+function collectionSql(collection: string): RawBuilder<unknown> {
+  if (!COLLECTION_NAME.test(collection)) throw new Error(`not a collection name: ${collection}`);
+  return sql.lit(collection);
+}
+
+/**
+ * Rows after the cursor in sort order (each key, nulls last either way, then id): a disjunction over the key
+ * positions, "equal on the keys before, after on this one". A null value has nothing after it but the nulls' ties.
+ */
+function keysetSql(q: QueryDialect, sort: readonly SortKey[], after: Keyset): RawBuilder<boolean> {
+  const branches: Array<RawBuilder<boolean>> = [];
+  const equal: Array<RawBuilder<boolean>> = [];
+  for (let i = 0; i < sort.length; i++) {
+    const t = targetSql(q, sort[i]!.target);
+    const expr = sql.raw(t.text);
+    const v = after.values[i];
+    if (v === null || v === undefined) {
+      equal.push(sql<boolean>`${expr} is null`);
+      continue;
+    }
+    const p = q.param(v, t.type);
+    const beyond = sort[i]!.desc ? sql<boolean>`${expr} < ${p}` : sql<boolean>`${expr} > ${p}`;
+    branches.push(sql<boolean>`(${sql.join([...equal, t.nullable ? sql<boolean>`(${beyond} or ${expr} is null)` : beyond], sql.raw(' and '))})`);
+    equal.push(sql<boolean>`${expr} = ${p}`);
+  }
+  branches.push(sql<boolean>`(${sql.join([...equal, sql<boolean>`id > ${after.id}`], sql.raw(' and '))})`);
+  return sql<boolean>`(${sql.join(branches, sql.raw(' or '))})`;
+}
+
+function whereSql(q: QueryDialect, query: RecordQuery, withKeyset: boolean): RawBuilder<boolean> {
+  const parts: Array<RawBuilder<boolean>> = [sql<boolean>`collection = ${collectionSql(query.collection)}`];
+  if (query.filter) parts.push(filterSql(q, query.filter));
+  if (withKeyset && query.after) parts.push(keysetSql(q, query.sort, query.after));
+  return sql.join(parts, sql.raw(' and ')) as RawBuilder<boolean>;
+}
+
+export interface MatchingRow {
+  id: string;
+  bytes: number;
+  values: Array<string | number | boolean | null>;
+  /** The row itself when its data is at most the inline size, else null (read later, only if the page has room). */
+  row: RecordsTable | null;
+}
+
+/** The statement behind listMatching (the plan test explains it). */
+export function matchingSql(q: QueryDialect, query: RecordQuery, limit: number, inlineMaxBytes = 0): RawBuilder<Record<string, unknown>> {
+  const keys = query.sort.map((k) => ({ ...targetSql(q, k.target), desc: k.desc }));
+  const columns = keys.map((k, i) => sql`, ${sql.raw(k.text)} as ${sql.ref(`s${i}`)}`);
+  const order = keys.map((k) => sql`${sql.raw(k.text)} ${sql.raw(k.desc ? 'desc' : 'asc')} nulls last, `);
+  const inline = sql.raw(String(Math.max(0, Math.floor(inlineMaxBytes))));
+  return sql<Record<string, unknown>>`select id, version, created_at, updated_at, octet_length(data) as bytes,
+    case when octet_length(data) <= ${inline} then data end as data${sql.join(columns, sql.raw(''))}
+    from records where ${whereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`;
+}
+
+/**
+ * Up to `limit` matching records after the cursor, in sort order, with their data sizes and sort values; the data
+ * itself only of rows of at most `inlineMaxBytes` (so one statement reads a page of ordinary records, and memory stays
+ * within limit × inlineMaxBytes whatever the records' sizes).
+ */
+export async function listMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, limit: number, inlineMaxBytes: number): Promise<MatchingRow[]> {
+  const types = query.sort.map((k) => targetSql(q, k.target).type);
+  const build = () => matchingSql(q, query, limit, inlineMaxBytes).compile(db);
+  const statement = query.cacheKey !== undefined && query.after === null ? firstPageStatement(db, `${query.cacheKey}\u0000${limit}\u0000${Math.floor(inlineMaxBytes)}`, build) : build();
+  const result = await db.executeQuery(statement);
+  return result.rows.map((r) => ({
+    id: r.id as string,
+    bytes: Number(r.bytes),
+    values: types.map((type, i) => q.readValue(r[`s${i}`], type)),
+    row:
+      typeof r.data === 'string'
+        ? { id: r.id as string, collection: query.collection, version: Number(r.version), data: r.data, created_at: Number(r.created_at), updated_at: Number(r.updated_at) }
+        : null,
+  }));
+}
+
+/** The named records of a collection, data still JSON text, in no particular order. */
+export async function listRecordsByIds(db: Kysely<Tables>, collection: string, ids: readonly string[]): Promise<RecordsTable[]> {
+  if (ids.length === 0) return [];
+  // Every filtered page runs this: its text is built once per id count (sqlOnce). Parameters: collection, the ids.
+  const text = sqlOnce(db, `records-by-ids-${ids.length}`, (d) =>
+    d.selectFrom('records').selectAll().where('collection', '=', '').where('id', 'in', ids.map(() => '')),
+  );
+  return (await db.executeQuery<RecordsTable>(CompiledQuery.raw(text, [collection, ...ids]))).rows;
+}
+
+export async function countMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery): Promise<number> {
+  const r = await sql<{ n: number | string }>`select count(*) as n from records where ${whereSql(q, query, false)}`.execute(db);
+  return Number(r.rows[0]!.n);
+}
