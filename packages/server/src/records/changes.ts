@@ -10,6 +10,7 @@ import type { Outbox } from '../webhooks/outbox.js';
 import type { Collection } from './collections-store.js';
 import { validateData } from './fields.js';
 import { findIdempotent, saveIdempotent } from './idempotency-store.js';
+import { judged } from './subscription-filter.js';
 import { recordJson, type RecordJson } from './record-json.js';
 import { deleteRecord, findRecord, insertRecord, updateRecord, type StoredRecord } from './records-store.js';
 
@@ -37,7 +38,7 @@ export async function createInTransaction(trx: Kysely<Tables>, outbox: Outbox, c
   const record: StoredRecord = { id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now };
   await insertRecord(trx, record);
   const json = recordJson(record);
-  const event = { topic: 'record.created' as const, collection: collection.name, recordId: record.id, payload: { record: json, occurredAt: iso(now) } };
+  const event = judged(collection, { topic: 'record.created' as const, collection: collection.name, recordId: record.id, payload: { record: json, occurredAt: iso(now) } });
   return { record: json, jobs: await outbox.enqueue(trx, event, now) };
 }
 
@@ -69,7 +70,7 @@ export async function patchInTransaction(
   const json = recordJson(after);
   const jobs = await outbox.enqueue(
     trx,
-    { topic: 'record.updated', collection: collection.name, recordId: id, payload: { record: json, previous: recordJson(before), occurredAt: iso(now) } },
+    judged(collection, { topic: 'record.updated' as const, collection: collection.name, recordId: id, payload: { record: json, previous: recordJson(before), occurredAt: iso(now) } }),
     now,
   );
   return { record: json, jobs };
@@ -87,7 +88,7 @@ export async function removeInTransaction(
   if (!before) throw new AppError('not_found', 'No such record in this collection.');
   if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
   if (!(await deleteRecord(trx, collection.name, id, before.version))) throw new AppError('precondition_failed', 'The record changed meanwhile.');
-  const event = { topic: 'record.deleted' as const, collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } };
+  const event = judged(collection, { topic: 'record.deleted' as const, collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } });
   return outbox.enqueue(trx, event, now);
 }
 

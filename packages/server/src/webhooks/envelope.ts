@@ -5,6 +5,11 @@ export interface EventInput {
   collection: string;
   recordId: string;
   payload: Record<string, unknown>;
+  /**
+   * Record events: whether a target's `filter` holds for this change (SPEC §9). The records layer, which knows the
+   * collection's fields, gives it; a record event without one matches no filtered target.
+   */
+  filterJudge?: (filter: string) => boolean;
 }
 
 /** What a job row holds of its envelope; the payload is the event's (stored once for all its jobs). */

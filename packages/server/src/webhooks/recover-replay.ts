@@ -1,9 +1,12 @@
+import type { Kysely } from 'kysely';
 import type { Config } from '../config/schema.js';
+import type { Tables } from '../db/tables.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { eventsWithoutJob } from './queue/jobs-store.js';
 import { recoverDead } from './queue/recover-dead.js';
 import { replayEvents } from './queue/replay-events.js';
+import type { EventInput } from './envelope.js';
 import { subscriptionMatches } from './subscription-match.js';
 import type { Topic } from './topics.js';
 import { requireTarget } from './targets.js';
@@ -62,7 +65,13 @@ export async function recoverTarget(ctx: Context, id: string, w: Window): Promis
  * (events from while it was disabled, or from before it existed). `since` moves forward to the delivered-jobs
  * retention horizon: the answer says which `since` was used.
  */
-export async function replayTarget(ctx: Context, id: string, w: Window): Promise<{ jobs: number; since: number }> {
+export async function replayTarget(
+  ctx: Context,
+  id: string,
+  w: Window,
+  /** Gives a stored record event its filter judge (records layer: it knows the collection's fields). */
+  judge: (db: Kysely<Tables>, event: EventInput) => Promise<EventInput>,
+): Promise<{ jobs: number; since: number }> {
   const target = await enabledTarget(ctx, id, 'replay events to it');
   const since = Math.max(w.since, deliveredRetentionHorizon(ctx.config, ctx.clock.now()));
   let jobs = 0;
@@ -70,9 +79,11 @@ export async function replayTarget(ctx: Context, id: string, w: Window): Promise
   while (since <= w.until) {
     const page = await ctx.database.db.transaction().execute(async (trx) => {
       const events = await eventsWithoutJob(trx, { webhookId: target.id, from: since, to: w.until, afterId, limit: BATCH });
-      const wanted = events.filter((e) =>
-        subscriptionMatches(target, { topic: e.topic as Topic, collection: e.collection, recordId: e.record_id, payload: JSON.parse(e.payload ?? '{}') as Record<string, unknown> }),
-      );
+      const wanted: typeof events = [];
+      for (const e of events) {
+        const event = await judge(trx, { topic: e.topic as Topic, collection: e.collection, recordId: e.record_id, payload: JSON.parse(e.payload ?? '{}') as Record<string, unknown> });
+        if (subscriptionMatches(target, event)) wanted.push(e);
+      }
       const created = await replayEvents(trx, { now: ctx.clock.now(), webhookId: target.id, eventIds: wanted.map((e) => e.id) });
       return { created: created.length, last: events.at(-1)?.id ?? null, full: events.length === BATCH };
     });

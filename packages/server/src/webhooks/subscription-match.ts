@@ -25,12 +25,11 @@ function changesWatchedField(target: TargetRow, event: EventInput): boolean {
 
 /**
  * The target's `filter` (SPEC §9): holds for a created record, a deleted one's last state, and an update's record or
- * previous state. A null filter lets everything through.
+ * previous state — judged by the event's own judge. A null filter lets everything through.
  */
-export function matchesFilter(target: Pick<TargetRow, 'filter'>, _event: EventInput): boolean {
+function matchesFilter(target: Pick<TargetRow, 'filter'>, event: EventInput): boolean {
   if (target.filter === null) return true;
-  // integrator: wire records/query evaluate — until then a set filter lets every event through.
-  return true;
+  return event.filterJudge?.(target.filter) ?? false;
 }
 
 /** Whether `target` gets a job for `event`: its collections, changed fields and filter, for record events only. */

@@ -51,22 +51,25 @@ export interface TargetInput extends Partial<Subscription> {
 }
 
 /**
- * A filter narrows record events of named collections: it is checked against their fields, so it needs them.
- * (The expression itself is checked by the filter language; see matchesFilter in queue/enqueue.ts.)
+ * Checks a filter against the fields of each named collection (the records layer's checker: webhooks cannot know
+ * fields); throws `validation_failed` at `/filter`.
  */
-function checkSubscription(sub: Pick<Subscription, 'collections' | 'filter'>): void {
-  if (sub.filter !== null && sub.collections === null) {
+export type FilterCheck = (collections: readonly string[], filter: string) => Promise<void>;
+
+/** A filter narrows record events of named collections: it is checked against their fields, so it needs them. */
+async function checkSubscription(sub: Pick<Subscription, 'collections' | 'filter'>, checkFilter: FilterCheck): Promise<void> {
+  if (sub.filter === null) return;
+  if (sub.collections === null) {
     throw new AppError('validation_failed', 'A filter needs collections to check against.', {
       errors: [{ path: '/filter', message: 'requires collections to be set' }],
     });
   }
-  // integrator: check the filter against each collection's fields (records/query), validation_failed at /filter
-  // with the position in the message (SPEC §9).
+  await checkFilter(sub.collections, sub.filter);
 }
 
 const unique = <T>(list: readonly T[] | null | undefined): T[] | null | undefined => (list ? [...new Set(list)] : list);
 
-export async function createTarget(ctx: Context, input: TargetInput): Promise<TargetRow & { secret: string }> {
+export async function createTarget(ctx: Context, input: TargetInput, checkFilter: FilterCheck): Promise<TargetRow & { secret: string }> {
   const enabled = input.enabled ?? true;
   const subscription: Subscription = {
     collections: unique(input.collections) ?? null,
@@ -74,7 +77,7 @@ export async function createTarget(ctx: Context, input: TargetInput): Promise<Ta
     changedFields: unique(input.changedFields) ?? null,
     ordering: input.ordering ?? 'none',
   };
-  checkSubscription(subscription);
+  await checkSubscription(subscription, checkFilter);
   await checkUrl(ctx, input.url, enabled);
   const now = ctx.clock.now();
   const id = newId('wh', now);
@@ -104,7 +107,7 @@ export async function requireTarget(ctx: Context, id: string): Promise<TargetRow
   return t;
 }
 
-export async function patchTarget(ctx: Context, id: string, patch: Partial<TargetInput>): Promise<TargetRow> {
+export async function patchTarget(ctx: Context, id: string, patch: Partial<TargetInput>, checkFilter: FilterCheck): Promise<TargetRow> {
   const current = await requireTarget(ctx, id);
   const url = patch.url ?? current.url;
   const enabled = patch.enabled ?? current.enabled;
@@ -120,7 +123,7 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
     changedFields: subscription.changedFields === undefined ? current.changedFields : subscription.changedFields,
     ordering: subscription.ordering ?? current.ordering,
   };
-  checkSubscription(next);
+  await checkSubscription(next, checkFilter);
   // Re-check when the URL changes or the target is switched on: both can make a live destination private.
   if (patch.url !== undefined || (enabled && !current.enabled)) await checkUrl(ctx, url, enabled);
   const topics = patch.topics ? [...new Set(patch.topics)] : undefined;

@@ -38,6 +38,22 @@ describe.each(DIALECTS)('recover and replay (%s)', (dialect) => {
   const jobsOf = async (webhookId: string) => (await admin('GET', `/admin/v1/deliveries?webhookId=${webhookId}&limit=500`)).json().items as any[];
   const iso = (ms: number) => new Date(ms).toISOString();
 
+  it("replay judges stored events by the target's collections and filter, against the collection as it is now", async () => {
+    const res0 = await admin('POST', '/admin/v1/webhooks', {
+      name: 'w', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: false, collections: ['issues'], filter: "title ~ 'bug'",
+    });
+    expect(res0.statusCode, res0.body).toBe(201);
+    const filtered = res0.json().id as string;
+    clock.advance(MIN);
+    const bug = await write('POST', '/api/v1/collections/issues/records', { title: 'A Bug' });
+    await write('POST', '/api/v1/collections/issues/records', { title: 'a feature' });
+    clock.advance(MIN);
+    expect((await admin('PATCH', `/admin/v1/webhooks/${filtered}`, { enabled: true })).statusCode).toBe(200);
+    const res = await admin('POST', `/admin/v1/webhooks/${filtered}/replay`, { since: iso(START) });
+    expect(res.json()).toMatchObject({ jobs: 1 });
+    expect((await jobsOf(filtered)).map((j) => j.recordId)).toEqual([bug.id]);
+  });
+
   it('replay creates a job for each matching event the target missed, once; since moves forward to the retention horizon', async () => {
     const live = await target(['record.created']);
     const late = await target(['record.created', 'record.updated'], false);

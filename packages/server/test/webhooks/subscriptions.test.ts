@@ -112,4 +112,73 @@ describe.each(DIALECTS)('webhook subscriptions (%s)', (dialect) => {
     expect(await states()).toEqual(['a pending', 'b pending', 'a pending', 'a pending']);
     void b;
   });
+
+  it('checks a filter against every collection it names at save: validation_failed at /filter with the position', async () => {
+    const unknownField = await admin('POST', '/admin/v1/webhooks', { name: 'w', url: URL, topics: ALL, collections: ['issues'], filter: "title = 'x' && nope = 1" });
+    expect(unknownField.statusCode).toBe(422);
+    expect(unknownField.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: '/filter', position: 15 }] });
+    expect(unknownField.json().errors[0].message).toContain('position 15');
+    // `body` exists in notes, not in issues: the filter must hold in each named collection.
+    const oneOfTwo = await admin('POST', '/admin/v1/webhooks', { name: 'w', url: URL, topics: ALL, collections: ['notes', 'issues'], filter: "body ~ 'x'" });
+    expect(oneOfTwo.statusCode).toBe(422);
+    expect(oneOfTwo.json().errors[0].message).toContain('issues');
+    const syntax = await admin('POST', '/admin/v1/webhooks', { name: 'w', url: URL, topics: ALL, collections: ['issues'], filter: "status = 'open' &&" });
+    expect(syntax.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: '/filter', position: 18 }] });
+    const noSuch = await admin('POST', '/admin/v1/webhooks', { name: 'w', url: URL, topics: ALL, collections: ['missing'], filter: "x = 1" });
+    expect(noSuch.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: '/filter' }] });
+    const ok = await target({ collections: ['issues'], filter: "status = 'open'" });
+    const badPatch = await admin('PATCH', `/admin/v1/webhooks/${ok.id}`, { filter: 'status > true' });
+    expect(badPatch.statusCode).toBe(422);
+    expect(badPatch.json().errors[0].path).toBe('/filter');
+    // Widening the collections re-checks the stored filter against the new one.
+    const widened = await admin('PATCH', `/admin/v1/webhooks/${ok.id}`, { collections: ['issues', 'notes'] });
+    expect(widened.statusCode).toBe(422);
+  });
+
+  it('a filter decides job creation: created and deleted by their record, updated by record or previous state', async () => {
+    const open = await target({ collections: ['issues'], filter: "status = 'open'" });
+    const notOpen = await target({ collections: ['issues'], filter: "!(status = 'open')" });
+    const a = await write('POST', '/api/v1/collections/issues/records', { title: 'a', status: 'open' });
+    const b = await write('POST', '/api/v1/collections/issues/records', { title: 'b', status: 'closed' });
+    const c = await write('POST', '/api/v1/collections/issues/records', { title: 'c' });
+    await write('PATCH', `/api/v1/collections/issues/records/${a.id}`, { status: 'closed' }); // leaves the set: both
+    await write('PATCH', `/api/v1/collections/issues/records/${b.id}`, { title: 'b2' }); // never open
+    await write('PATCH', `/api/v1/collections/issues/records/${c.id}`, { status: 'OPEN' }); // case matters for =
+    await write('DELETE', `/api/v1/collections/issues/records/${a.id}`); // last state closed
+    const recordsOf = async (webhookId: string) =>
+      (await t.ctx.database.db.selectFrom('delivery_jobs').select(['topic', 'record_id']).where('webhook_id', '=', webhookId).orderBy('id').execute()).map(
+        (j) => `${j.topic} ${j.record_id === a.id ? 'a' : j.record_id === b.id ? 'b' : 'c'}`,
+      );
+    expect(await recordsOf(open.id)).toEqual(['record.created a', 'record.updated a']);
+    expect(await recordsOf(notOpen.id)).toEqual([
+      'record.created b', 'record.created c', 'record.updated a', 'record.updated b', 'record.updated c', 'record.deleted a',
+    ]);
+    // The list query with the same filter agrees on what is in the set now.
+    const listed = (await t.app.inject({ method: 'GET', url: `/api/v1/collections/issues/records?filter=${encodeURIComponent("!(status = 'open')")}`, headers: auth })).json();
+    expect(listed.items.map((r: { id: string }) => r.id).sort()).toEqual([b.id, c.id].sort());
+  });
+
+  it('filter and changedFields together: an update whose watched field did not change gets no job', async () => {
+    const watch = await target({ collections: ['issues'], filter: "title ~ 'bug'", changedFields: ['status'] });
+    const r = await write('POST', '/api/v1/collections/issues/records', { title: 'A BUG here', status: 'open' });
+    await write('PATCH', `/api/v1/collections/issues/records/${r.id}`, { title: 'a bug, renamed' });
+    await write('PATCH', `/api/v1/collections/issues/records/${r.id}`, { status: 'closed' });
+    const other = await write('POST', '/api/v1/collections/issues/records', { title: 'feature', status: 'open' });
+    await write('PATCH', `/api/v1/collections/issues/records/${other.id}`, { status: 'closed' });
+    expect(await jobsOf(watch.id)).toEqual(['record.created issues', 'record.updated issues']);
+  });
+
+  it('batch writes are judged like single ones', async () => {
+    const open = await target({ collections: ['issues'], filter: "status = 'open'" });
+    const res = await t.app.inject({
+      method: 'POST', url: '/api/v1/batch', headers: auth,
+      payload: { operations: [
+        { method: 'POST', collection: 'issues', data: { title: 'x', status: 'open' } },
+        { method: 'POST', collection: 'issues', data: { title: 'y', status: 'closed' } },
+        { method: 'POST', collection: 'notes', data: { body: 'z' } },
+      ] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await jobsOf(open.id)).toEqual(['record.created issues']);
+  });
 });

@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../lib/clock.js';
 import { idPattern } from '../../lib/ids.js';
+import { storedEventJudges } from '../../records/subscription-filter.js';
 import { recoverTarget, replayTarget, type Window } from '../../webhooks/recover-replay.js';
 import { requireTarget } from '../../webhooks/targets.js';
 import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, targetHealth } from '../../webhooks/target-health.js';
@@ -103,7 +104,7 @@ export const adminWebhookHealthRoutes =
         response: { 200: Type.Object({ jobs: Type.Integer(), since: DateTime }, strict), ...errorResponses(401, 403, 404, 409, 413, 415, 422) },
       },
     }, async (request) => {
-      const { jobs, since } = await replayTarget(ctx, request.params.id, windowOf(ctx, request.body));
+      const { jobs, since } = await replayTarget(ctx, request.params.id, windowOf(ctx, request.body), storedEventJudges());
       return { jobs, since: iso(since) };
     });
   };

@@ -5,9 +5,10 @@ import type { Context } from '../../context.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
+import { checkSubscriptionFilter } from '../../records/subscription-filter.js';
 import { listTargets } from '../../webhooks/targets-store.js';
 import type { Outbox } from '../../webhooks/outbox.js';
-import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest } from '../../webhooks/targets.js';
+import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest, type FilterCheck } from '../../webhooks/targets.js';
 import { presentTarget } from '../present.js';
 import { ListQuery, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
 
@@ -28,6 +29,7 @@ export const adminWebhookRoutes =
   (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    const checkFilter: FilterCheck = (collections, filter) => checkSubscriptionFilter(ctx.database.db, collections, filter);
 
     app.post('/admin/v1/webhooks', {
       schema: {
@@ -39,7 +41,7 @@ export const adminWebhookRoutes =
         response: { 201: ref(WebhookWithSecret), ...errorResponses(401, 403, 413, 415, 422) },
       },
     }, async (request, reply) => {
-      const t = await createTarget(ctx, request.body);
+      const t = await createTarget(ctx, request.body, checkFilter);
       return reply.code(201).send({ ...presentTarget(t), secret: t.secret });
     });
 
@@ -68,7 +70,7 @@ export const adminWebhookRoutes =
         ),
         response: { 200: ref(Webhook), ...errorResponses(401, 403, 404, 413, 415, 422) },
       },
-    }, async (request) => presentTarget(await patchTarget(ctx, request.params.id, request.body)));
+    }, async (request) => presentTarget(await patchTarget(ctx, request.params.id, request.body, checkFilter)));
 
     app.delete('/admin/v1/webhooks/:id', {
       schema: { operationId: 'deleteWebhook', summary: 'Delete a target; its unfinished jobs end dead (target_deleted)', tags: ['webhooks'], security, params: IdParams, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },

@@ -34,6 +34,7 @@ export const FEATURES = [
   'events.feed',
   'records.batch',
   'webhooks.ordering',
+  'webhooks.subscriptions',
   'webhooks.auto-disable',
   'webhooks.operational-events',
   'retention',
