@@ -96,8 +96,8 @@ export async function w10(ctx) {
       perClient.push({ clients, perPair, cpu, written });
       ctx.progress('W10', `${clients} client(s): ${complete}/${clients} got all ${written} events; p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms; svc CPU ${cpu.toFixed(2)} s = ${perPair.toFixed(1)} µs per event × client`);
       ctx.valueCell({ workload: 'W10', measure: `${clients} client(s): clients that got every event`, unit: '', value: complete, min: clients, target: `${clients}` });
-      ctx.valueCell({ workload: 'W10', measure: `${clients} client(s): commit → receipt p50`, unit: 'ms', value: percentile(latencies, 50) });
-      ctx.valueCell({ workload: 'W10', measure: `${clients} client(s): commit → receipt p99`, unit: 'ms', value: percentile(latencies, 99) });
+      ctx.valueCell({ workload: 'W10', measure: `${clients} client(s): commit → receipt p50`, unit: 'ms', value: percentile(latencies, 50), max: 10, target: '≤ 10 ms' });
+      ctx.valueCell({ workload: 'W10', measure: `${clients} client(s): commit → receipt p99`, unit: 'ms', value: percentile(latencies, 99), max: 50, target: '≤ 50 ms' });
       ctx.valueCell({ workload: 'W10', measure: `${clients} client(s): svc CPU per event × client`, unit: 'µs', value: perPair });
     } finally {
       await svc.stop();
@@ -109,6 +109,6 @@ export async function w10(ctx) {
     // The write path's CPU is in every figure; the difference to 1 client is what each further stream costs.
     const marginal = ((most.cpu / most.written - one.cpu / one.written) / (most.clients - 1)) * 1e6;
     ctx.valueCell({ workload: 'W10', measure: `svc CPU per event for each client beyond the first (${most.clients} vs 1)`, unit: 'µs', value: marginal });
-    ctx.valueCell({ workload: 'W10', measure: `CPU per event × client, ${most.clients} clients ÷ 1 client`, unit: '×', value: most.perPair / one.perPair, max: 1, target: '≤ 1× (fan-out amortizes)' });
+    ctx.valueCell({ workload: 'W10', measure: `CPU per event × client, ${most.clients} clients ÷ 1 client`, unit: '×', value: most.perPair / one.perPair, max: 0.25, target: '≤ 0.25× (the issue\'s bar)' });
   }
 }
