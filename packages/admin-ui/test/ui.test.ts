@@ -557,6 +557,7 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     expect(descending[0]).toBe(6);
     expect(await byTestId('sort-priority').textContent()).toContain('↓');
     expect(await byTestId('records-count').textContent()).toBe('26 matching');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot('22-records-filtered-sorted');
 
     // Page 2 keeps the filter and the sort: the 6 remaining open records, continuing the descending order.
@@ -571,6 +572,13 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     expect(secondPageIds.filter((id) => firstPageIds.includes(id))).toEqual([]);
     expect(await byTestId('filter-error').isHidden()).toBe(true);
 
+    // The query is in the address: a reload shows the same filtered, sorted list from its first page.
+    await page.reload();
+    await expect.poll(() => byTestId('records-count').textContent()).toBe('26 matching');
+    expect(await byTestId('records-filter').inputValue()).toBe("status = 'open'");
+    expect(await priorityHeader.getAttribute('aria-sort')).toBe('descending');
+    expect(await byTestId('record-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual(firstPageIds);
+
     // A bad filter shows the server's message and where the fault starts.
     await byTestId('records-filter').fill("priority = 'high'");
     await byTestId('records-filter-apply').click();
@@ -579,7 +587,33 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     expect(await byTestId('filter-error-caret').textContent()).toBe(`priority = 'high'\n${' '.repeat(11)}^`);
     expect(await byTestId('records-filter').getAttribute('aria-invalid')).toBe('true');
     expect(await byTestId('record-row').count()).toBe(0);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot('23-records-bad-filter');
+
+    // At phone width the header is hidden, so the sort is a select; nothing sticks out, the caret line included.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await byTestId('records-filter').fill("title ~ 'task 0'");
+      await byTestId('records-filter-apply').click();
+      await expect.poll(() => byTestId('records-count').textContent()).toBe('10 matching');
+      expect(await byTestId('records-sort').inputValue()).toBe('-priority');
+      await byTestId('records-sort').selectOption('title');
+      await expect.poll(() => column('title')).toEqual(Array.from({ length: 10 }, (_, i) => `Task 0${i}`));
+      expect(await horizontalOverflow()).toEqual({ by: 0, wide: [] });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot('25-phone-records');
+      await byTestId('records-filter').fill("title = 'a very long text that goes on and on' && nonexistent_field_name = 1");
+      await byTestId('records-filter-apply').click();
+      await byTestId('filter-error-caret').waitFor();
+      expect(await byTestId('filter-error-position').textContent()).toBe(' (at position 50)');
+      // The echo scrolls to the caret, which sits past the phone's width.
+      expect(await byTestId('filter-error-caret').evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+      expect(await horizontalOverflow()).toEqual({ by: 0, wide: [] });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot('26-phone-records-bad-filter');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
 
     await byTestId('records-filter-clear').click();
     await expect.poll(() => byTestId('records-count').textContent()).toBe('30 records');
@@ -604,6 +638,7 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await expect.poll(() => status.textContent()).toBe('indexed');
     expect(await toggle.isEnabled()).toBe(true);
     expect(await indexedIn()).toEqual({ title: false, priority: true, status: false, meta: false });
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot('24-collection-indexed');
     // The page shows the saved state after a reload too.
     await page.reload();
@@ -615,6 +650,21 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await page.reload();
     await toggle.waitFor();
     expect(await toggle.isChecked()).toBe(false);
+
+    // A 17th index is refused: the switch goes back, and the banner gives the server's reason.
+    const wide = Array.from({ length: 17 }, (_, i) => ({ name: `f${i}`, type: 'integer', required: false, indexed: i < 16 }));
+    expect((await adminApi('POST', '/collections', { name: 'wide', fields: wide })).status).toBe(201);
+    await page.goto(url('/admin/#/collections/wide'));
+    await byTestId('field-indexed-16').waitFor();
+    expect(await byTestId('field-indexed-15').isChecked()).toBe(true);
+    await byTestId('field-indexed-16').click(); // not check(): the refusal unchecks it again at once
+    await byTestId('error-banner').waitFor();
+    await expect.poll(() => byTestId('field-indexed-status-16').textContent()).toBe('not indexed');
+    expect(await byTestId('field-indexed-16').isChecked()).toBe(false);
+    expect(await byTestId('error-banner').textContent()).toContain('at most 16 indexed fields');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot('27-collection-indexed-refused');
+    expect((await adminApi('GET', '/collections/wide')).json.fields.filter((f: { indexed: boolean }) => f.indexed)).toHaveLength(16);
   });
 
   it('raised no script error, CSP violation or native dialog', () => {

@@ -44,14 +44,20 @@ function schemaCard(collection: Collection, pageBanner: ReturnType<typeof banner
       h('td', null, h('code', null, f.name)),
       h('td', null, badge(f.type, 'neutral')),
       h('td', null, h('div', { class: 'check' }, required, h('label', { for: required.id }, h('span', { class: 'visually-hidden' }, `${f.name} `), 'required'))),
-      h('td', null, indexedToggle(f, i, (indexed) => saveIndexed(i, indexed), (err) => banner.show(errorBanner(err))))) };
+      h('td', null, indexedToggle(f, i, (indexed) => saveIndexed(i, indexed), (err) => banner.show(errorBanner(err, applyFieldErrors(form, err)))))) };
   });
   // Only this field's flag changes; the others go as saved, so unsaved "required" edits stay in the form.
-  const saveIndexed = async (index: number, indexed: boolean) => {
-    banner.show(null);
-    const fields = existing.map((e, j) => ({ ...e.field, indexed: j === index ? indexed : e.field.indexed === true }));
-    const updated = await api.patch<Collection>(`/collections/${seg(collection.name)}`, { fields });
-    for (const e of existing) e.field.indexed = updated.fields.find((u) => u.name === e.field.name)?.indexed === true;
+  // One PATCH at a time: each sends the whole list, built from what the one before it saved.
+  let saving: Promise<unknown> = Promise.resolve();
+  const saveIndexed = (index: number, indexed: boolean): Promise<void> => {
+    const run = saving.then(async () => {
+      banner.show(null);
+      const fields = existing.map((e, j) => ({ ...e.field, indexed: j === index ? indexed : e.field.indexed === true }));
+      const updated = await api.patch<Collection>(`/collections/${seg(collection.name)}`, { fields });
+      for (const e of existing) e.field.indexed = updated.fields.find((u) => u.name === e.field.name)?.indexed === true;
+    });
+    saving = run.catch(() => undefined);
+    return run;
   };
   const added = fieldList('nf', {
     initialRows: 0, pathBase: () => existing.length, legend: 'Add fields',
@@ -68,6 +74,7 @@ function schemaCard(collection: Collection, pageBanner: ReturnType<typeof banner
     event.preventDefault();
     if (!form.reportValidity()) return;
     banner.show(null);
+    await saving;
     const fields: Field[] = [
       ...existing.map((e) => ({ ...e.field, required: e.required.checked })),
       ...added.values(),

@@ -5,9 +5,9 @@
  */
 import { api, ApiError, seg } from '../api.js';
 import { h, replace, time, uid } from '../dom.js';
-import type { PageContext } from '../router.js';
+import { href, type PageContext } from '../router.js';
 import { errorBanner } from '../ui/feedback.js';
-import { button } from '../ui/form.js';
+import { button, select } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
 import type { Collection, Page, RecordItem } from '../types.js';
 import { card, loading } from './common.js';
@@ -27,8 +27,8 @@ interface Column {
 }
 
 export function recordsCard(ctx: PageContext, collection: Collection): HTMLElement {
-  let filter = '';
-  let sort: Sort | null = null;
+  let filter = ctx.query.get('filter') ?? '';
+  let sort: Sort | null = parseSort(ctx.query.get('sort'), collection);
   let sequence = 0;
 
   const list = h('div', null, loading());
@@ -37,7 +37,7 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
 
   const inputId = uid('records-filter');
   const input = h('input', {
-    type: 'text', id: inputId, testid: 'records-filter', autocomplete: 'off', spellcheck: 'false',
+    type: 'text', id: inputId, testid: 'records-filter', autocomplete: 'off', spellcheck: 'false', value: filter,
     placeholder: "status = 'open' && priority >= 3", 'aria-describedby': `${inputId}-hint`,
   });
   const problem = h('div', { class: 'query-error', testid: 'filter-error', id: `${inputId}-error`, hidden: true });
@@ -64,17 +64,42 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
     })),
   ];
 
+  // Phones hide the table header (rows reflow into blocks), so there the sort is a select.
+  const sortable = columns.filter((c) => c.sortKey);
+  const sortSelect = select([{ value: '', label: 'Creation order' }, ...sortable.flatMap((c) => [
+    { value: c.sortKey!, label: `${c.label} ↑` }, { value: `-${c.sortKey!}`, label: `${c.label} ↓` }])],
+  { testid: 'records-sort', id: `${inputId}-sort`, value: sortParam(sort) ?? '' });
+  sortSelect.addEventListener('change', () => {
+    sort = parseSort(sortSelect.value, collection);
+    reload();
+  });
+  const sortField = h('div', { class: 'field phone-only' }, h('label', { for: sortSelect.id }, 'Sort by'), sortSelect);
+
+  // The query lives in the address too, so a reload or a shared link shows the same list. replaceState
+  // fires no hashchange, so the page (and unsaved edits in the field form) stays as it is.
+  const reload = () => {
+    history.replaceState(null, '', href(`/collections/${encodeURIComponent(collection.name)}`, { filter, sort: sortParam(sort) }));
+    sortSelect.value = sortParam(sort) ?? '';
+    paging.reset();
+    void load();
+  };
+
   const showProblem = (err: unknown): boolean => {
     const fault = err instanceof ApiError && err.code === 'invalid_query'
       ? err.problem.errors?.find((e) => e.path === 'filter') : undefined;
     if (!fault) return false;
     const position = typeof fault.position === 'number' ? fault.position : null;
+    const caret = h('span', null, '^');
+    const echo = h('pre', { class: 'query-caret', 'aria-hidden': 'true', testid: 'filter-error-caret' },
+      filter, '\n', ' '.repeat(position ?? 0), caret);
     replace(problem,
       h('p', { class: 'field-error', testid: 'filter-error-message' }, fault.message,
         position === null ? null : h('span', { testid: 'filter-error-position' }, ` (at position ${position})`)),
-      position === null ? null : h('pre', { class: 'query-caret', 'aria-hidden': 'true', testid: 'filter-error-caret' },
-        filter, '\n', `${' '.repeat(position)}^`));
+      position === null ? null : echo);
     problem.hidden = false;
+    // A long filter scrolls sideways in its echo: bring the caret into view.
+    const offset = caret.getBoundingClientRect().left - echo.getBoundingClientRect().left;
+    if (offset > echo.clientWidth - 24) echo.scrollLeft = offset - echo.clientWidth / 2;
     input.setAttribute('aria-invalid', 'true');
     input.setAttribute('aria-describedby', `${inputId}-hint ${problem.id}`);
     return true;
@@ -92,7 +117,7 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
     try {
       const page = await api.get<Page<RecordItem> & { totalCount?: number }>(`/collections/${seg(collection.name)}/records`, {
         limit: PAGE_SIZE, cursor: paging.cursor, filter, count: true,
-        sort: sort ? `${sort.descending ? '-' : ''}${sort.key}` : undefined,
+        sort: sortParam(sort),
       });
       // A slower answer to an earlier query must not overwrite the current one.
       if (!ctx.alive() || mine !== sequence) return;
@@ -116,25 +141,33 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
 
   function toggleSort(key: string): void {
     sort = sort?.key === key && !sort.descending ? { key, descending: true } : { key, descending: false };
-    paging.reset();
-    void load();
+    reload();
   }
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     filter = input.value.trim();
-    paging.reset();
-    void load();
+    reload();
   });
   clear.addEventListener('click', () => {
     input.value = '';
     filter = '';
-    paging.reset();
-    void load();
+    reload();
   });
 
   void load();
-  return card('Records', form, count, list, paging.element);
+  return card('Records', form, sortField, count, list, paging.element);
+}
+
+const sortParam = (sort: Sort | null): string | undefined => (sort ? `${sort.descending ? '-' : ''}${sort.key}` : undefined);
+
+/** One sort key from the address; anything the columns do not offer means creation order. */
+function parseSort(value: string | null, collection: Collection): Sort | null {
+  if (!value) return null;
+  const descending = value.startsWith('-');
+  const key = descending ? value.slice(1) : value;
+  const ok = ['id', 'version', 'updatedAt'].includes(key) || collection.fields.some((f) => f.name === key && f.type !== 'json');
+  return ok ? { key, descending } : null;
 }
 
 function recordsTable(name: string, columns: Column[], items: RecordItem[], sort: Sort | null, filtered: boolean,

@@ -13,7 +13,7 @@ export function indexedToggle(field: Field, index: number, save: (indexed: boole
   const id = `field-indexed-${index}`;
   const isJson = field.type === 'json';
   const input = h('input', {
-    type: 'checkbox', id, role: 'switch', testid: `field-indexed-${index}`, 'data-field': field.name,
+    type: 'checkbox', id, role: 'switch', testid: `field-indexed-${index}`, 'data-field': field.name, 'data-path': `/fields/${index}/indexed`,
     checked: field.indexed === true, disabled: isJson,
     title: isJson ? 'json fields neither sort nor compare, so they cannot be indexed' : undefined,
   });
