@@ -578,6 +578,20 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     expect(await byTestId('records-filter').inputValue()).toBe("status = 'open'");
     expect(await priorityHeader.getAttribute('aria-sort')).toBe('descending');
     expect(await byTestId('record-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual(firstPageIds);
+    // Saving the field form redraws the page's cards; the query in force (changed since the page opened) survives it.
+    const titleHeader = page.locator('[data-testid="records-header"][data-key="title"]');
+    await byTestId('sort-title').click();
+    await expect.poll(() => titleHeader.getAttribute('aria-sort')).toBe('ascending');
+    await byTestId('nf-add-field').click();
+    await byTestId('nf-name-0').fill('due');
+    await byTestId('nf-type-0').selectOption('datetime');
+    await byTestId('schema-submit').click();
+    await byTestId('schema-saved').waitFor();
+    await expect.poll(() => byTestId('sort-due').count()).toBe(1);
+    expect(await byTestId('records-filter').inputValue()).toBe("status = 'open'");
+    expect(await byTestId('records-count').textContent()).toBe('26 matching');
+    expect(await titleHeader.getAttribute('aria-sort')).toBe('ascending');
+    expect(await priorityHeader.getAttribute('aria-sort')).toBe('none');
 
     // A bad filter shows the server's message and where the fault starts.
     await byTestId('records-filter').fill("priority = 'high'");
@@ -596,9 +610,10 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
       await byTestId('records-filter').fill("title ~ 'task 0'");
       await byTestId('records-filter-apply').click();
       await expect.poll(() => byTestId('records-count').textContent()).toBe('10 matching');
-      expect(await byTestId('records-sort').inputValue()).toBe('-priority');
-      await byTestId('records-sort').selectOption('title');
-      await expect.poll(() => column('title')).toEqual(Array.from({ length: 10 }, (_, i) => `Task 0${i}`));
+      expect(await byTestId('records-sort').inputValue()).toBe('title');
+      await byTestId('records-sort').selectOption('-title');
+      await expect.poll(() => column('title')).toEqual(Array.from({ length: 10 }, (_, i) => `Task 0${9 - i}`));
+      expect(new URL(page.url()).hash).toContain('sort=-title');
       expect(await horizontalOverflow()).toEqual({ by: 0, wide: [] });
       await page.evaluate(() => window.scrollTo(0, 0));
       await shot('25-phone-records');
@@ -637,7 +652,7 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await toggle.check();
     await expect.poll(() => status.textContent()).toBe('indexed');
     expect(await toggle.isEnabled()).toBe(true);
-    expect(await indexedIn()).toEqual({ title: false, priority: true, status: false, meta: false });
+    expect(await indexedIn()).toEqual({ title: false, priority: true, status: false, meta: false, due: false });
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot('24-collection-indexed');
     // The page shows the saved state after a reload too.
@@ -646,7 +661,7 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
 
     await toggle.uncheck();
     await expect.poll(() => status.textContent()).toBe('not indexed');
-    expect(await indexedIn()).toEqual({ title: false, priority: false, status: false, meta: false });
+    expect(await indexedIn()).toEqual({ title: false, priority: false, status: false, meta: false, due: false });
     await page.reload();
     await toggle.waitFor();
     expect(await toggle.isChecked()).toBe(false);

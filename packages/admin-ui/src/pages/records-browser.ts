@@ -5,7 +5,7 @@
  */
 import { api, ApiError, seg } from '../api.js';
 import { h, replace, time, uid } from '../dom.js';
-import { href, type PageContext } from '../router.js';
+import { currentHash, href, match, type PageContext } from '../router.js';
 import { errorBanner } from '../ui/feedback.js';
 import { button, select } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
@@ -27,8 +27,11 @@ interface Column {
 }
 
 export function recordsCard(ctx: PageContext, collection: Collection): HTMLElement {
-  let filter = ctx.query.get('filter') ?? '';
-  let sort: Sort | null = parseSort(ctx.query.get('sort'), collection);
+  // From the address as it is now, not ctx.query: the card is redrawn after "Save fields", and the
+  // query may have changed since the page opened (replaceState below).
+  const query = match(currentHash())?.query ?? ctx.query;
+  let filter = query.get('filter') ?? '';
+  let sort: Sort | null = parseSort(query.get('sort'), collection);
   let sequence = 0;
 
   const list = h('div', null, loading());
@@ -50,7 +53,7 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
         clear),
       h('p', { class: 'hint', id: `${inputId}-hint` },
         'Compare fields with = != > >= < <= ~ (contains) !~, combine with && || ! and parentheses. ',
-        'Text in quotes; null matches absent fields.'),
+        'Text goes in quotes; = null matches an absent field.'),
       problem));
 
   const columns: Column[] = [
