@@ -680,6 +680,26 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot('27-collection-indexed-refused');
     expect((await adminApi('GET', '/collections/wide')).json.fields.filter((f: { indexed: boolean }) => f.indexed)).toHaveLength(16);
+
+    // A new collection's fields can be indexed from the start (not json ones).
+    await page.goto(url('/admin/#/collections'));
+    await byTestId('collection-row').first().waitFor();
+    await byTestId('collection-name').fill('notes');
+    await byTestId('cf-name-0').fill('slug');
+    await byTestId('cf-indexed-0').check();
+    await byTestId('cf-add-field').click();
+    await byTestId('cf-name-1').fill('body');
+    await byTestId('cf-indexed-1').check();
+    await byTestId('cf-type-1').selectOption('json');
+    expect(await byTestId('cf-indexed-1').isDisabled()).toBe(true);
+    expect(await byTestId('cf-indexed-1').isChecked()).toBe(false);
+    await byTestId('collection-submit').click();
+    await page.waitForURL(/#\/collections\/notes$/);
+    expect((await adminApi('GET', '/collections/notes')).json.fields).toEqual([
+      { name: 'slug', type: 'text', required: false, indexed: true },
+      { name: 'body', type: 'json', required: false, indexed: false },
+    ]);
+    await expect.poll(() => byTestId('field-indexed-status-0').textContent()).toBe('indexed');
   });
 
   it('raised no script error, CSP violation or native dialog', () => {
