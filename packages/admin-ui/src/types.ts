@@ -6,7 +6,8 @@ export interface Problem {
   detail: string;
   code: string;
   requestId: string;
-  errors?: { path: string; message: string }[];
+  /** `position`: where an invalid_query fault starts, in code points (docs/queries.md). */
+  errors?: { path: string; message: string; position?: number }[];
 }
 
 export interface Page<T> {
@@ -27,6 +28,8 @@ export interface Field {
   name: string;
   type: FieldType;
   required: boolean;
+  /** svc keeps a database index on it for filters and sorts (at most 16 per collection, never json). */
+  indexed?: boolean;
 }
 
 export interface Collection {

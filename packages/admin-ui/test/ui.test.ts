@@ -495,6 +495,213 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  /** The admin API from inside the page: the session cookie, and the CSRF token the session answers with. */
+  const adminApi = (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> =>
+    page.evaluate(async ([m, p, b]) => {
+      const current = await (await fetch('/admin/v1/session')).json();
+      const res = await fetch(`/admin/v1${p}`, {
+        method: m as string,
+        headers: { 'X-Svc-CSRF': current.csrfToken, 'Content-Type': 'application/json' },
+        body: b === undefined ? undefined : JSON.stringify(b),
+      });
+      return { status: res.status, json: await res.json().catch(() => null) };
+    }, [method, path, body] as const);
+
+  it('filters, sorts and counts the records of a collection, and pages without losing the query', async () => {
+    await page.goto(url('/admin/#/collections'));
+    await byTestId('collection-row').first().waitFor();
+    const fields = [
+      { name: 'title', type: 'text', required: true },
+      { name: 'priority', type: 'integer', required: false },
+      { name: 'status', type: 'text', required: false },
+      { name: 'meta', type: 'json', required: false },
+    ];
+    expect((await adminApi('POST', '/collections', { name: 'tasks', fields })).status).toBe(201);
+    const token = await adminApi('POST', '/tokens', { name: 'tasks writer', scopes: ['records:write', 'records:read'], collections: ['tasks'] });
+    expect(token.status).toBe(201);
+    for (let i = 0; i < 30; i += 1) {
+      const res = await fetch(url('/api/v1/collections/tasks/records'), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token.json.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ data: { title: `Task ${String(i).padStart(2, '0')}`, priority: i % 7, status: i < 26 ? 'open' : 'done', meta: { i } } }),
+      });
+      expect(res.status).toBe(201);
+    }
+
+    await page.goto(url('/admin/#/collections/tasks'));
+    await expect.poll(() => byTestId('records-count').textContent()).toBe('30 records');
+    expect(await byTestId('record-row').count()).toBe(20);
+    // json fields do not sort: their header has no button.
+    expect(await page.locator('[data-testid="records-header"][data-key=""]').textContent()).toBe('meta');
+    expect(await byTestId('sort-meta').count()).toBe(0);
+
+    // Filter to a subset; the count says how many match on all pages together.
+    await byTestId('records-filter').fill("status = 'open'");
+    await byTestId('records-filter-apply').click();
+    await expect.poll(() => byTestId('records-count').textContent()).toBe('26 matching');
+    const column = (name: string) => page.locator(`[data-testid="record-row"] td[data-label="${name}"]`).allTextContents();
+    expect(new Set(await column('status'))).toEqual(new Set(['open']));
+
+    // Sort by priority: ascending, then descending, shown with an arrow and aria-sort.
+    const priorityHeader = page.locator('[data-testid="records-header"][data-key="priority"]');
+    await byTestId('sort-priority').click();
+    await expect.poll(() => priorityHeader.getAttribute('aria-sort')).toBe('ascending');
+    const ascending = (await column('priority')).map(Number);
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    expect(ascending[0]).toBe(0);
+    expect(await byTestId('sort-priority').textContent()).toContain('↑');
+    await byTestId('sort-priority').click();
+    await expect.poll(() => priorityHeader.getAttribute('aria-sort')).toBe('descending');
+    const descending = (await column('priority')).map(Number);
+    expect(descending).toEqual([...descending].sort((a, b) => b - a));
+    expect(descending[0]).toBe(6);
+    expect(await byTestId('sort-priority').textContent()).toContain('↓');
+    expect(await byTestId('records-count').textContent()).toBe('26 matching');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot('22-records-filtered-sorted');
+
+    // Page 2 keeps the filter and the sort: the 6 remaining open records, continuing the descending order.
+    const firstPageIds = await byTestId('record-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+    await byTestId('records-pager-next').click();
+    await expect.poll(() => byTestId('records-pager-info').textContent()).toBe('Page 2 · 6 shown');
+    expect(new Set(await column('status'))).toEqual(new Set(['open']));
+    const secondPage = (await column('priority')).map(Number);
+    expect(secondPage).toEqual([...secondPage].sort((a, b) => b - a));
+    expect(secondPage[0]).toBeLessThanOrEqual(descending[descending.length - 1]!);
+    const secondPageIds = await byTestId('record-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+    expect(secondPageIds.filter((id) => firstPageIds.includes(id))).toEqual([]);
+    expect(await byTestId('filter-error').isHidden()).toBe(true);
+
+    // The query is in the address: a reload shows the same filtered, sorted list from its first page.
+    await page.reload();
+    await expect.poll(() => byTestId('records-count').textContent()).toBe('26 matching');
+    expect(await byTestId('records-filter').inputValue()).toBe("status = 'open'");
+    expect(await priorityHeader.getAttribute('aria-sort')).toBe('descending');
+    expect(await byTestId('record-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual(firstPageIds);
+    // Saving the field form redraws the page's cards; the query in force (changed since the page opened) survives it.
+    const titleHeader = page.locator('[data-testid="records-header"][data-key="title"]');
+    await byTestId('sort-title').click();
+    await expect.poll(() => titleHeader.getAttribute('aria-sort')).toBe('ascending');
+    await byTestId('nf-add-field').click();
+    await byTestId('nf-name-0').fill('due');
+    await byTestId('nf-type-0').selectOption('datetime');
+    await byTestId('schema-submit').click();
+    await byTestId('schema-saved').waitFor();
+    await expect.poll(() => byTestId('sort-due').count()).toBe(1);
+    expect(await byTestId('records-filter').inputValue()).toBe("status = 'open'");
+    expect(await byTestId('records-count').textContent()).toBe('26 matching');
+    expect(await titleHeader.getAttribute('aria-sort')).toBe('ascending');
+    expect(await priorityHeader.getAttribute('aria-sort')).toBe('none');
+
+    // A bad filter shows the server's message and where the fault starts.
+    await byTestId('records-filter').fill("priority = 'high'");
+    await byTestId('records-filter-apply').click();
+    await byTestId('filter-error-message').waitFor();
+    expect(await byTestId('filter-error-position').textContent()).toBe(' (at position 11)');
+    expect(await byTestId('filter-error-caret').textContent()).toBe(`priority = 'high'\n${' '.repeat(11)}^`);
+    expect(await byTestId('records-filter').getAttribute('aria-invalid')).toBe('true');
+    expect(await byTestId('record-row').count()).toBe(0);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot('23-records-bad-filter');
+
+    // At phone width the header is hidden, so the sort is a select; nothing sticks out, the caret line included.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await byTestId('records-filter').fill("title ~ 'task 0'");
+      await byTestId('records-filter-apply').click();
+      await expect.poll(() => byTestId('records-count').textContent()).toBe('10 matching');
+      expect(await byTestId('records-sort').inputValue()).toBe('title');
+      await byTestId('records-sort').selectOption('-title');
+      await expect.poll(() => column('title')).toEqual(Array.from({ length: 10 }, (_, i) => `Task 0${9 - i}`));
+      expect(new URL(page.url()).hash).toContain('sort=-title');
+      expect(await horizontalOverflow()).toEqual({ by: 0, wide: [] });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot('25-phone-records');
+      await byTestId('records-filter').fill("title = 'a very long text that goes on and on' && nonexistent_field_name = 1");
+      await byTestId('records-filter-apply').click();
+      await byTestId('filter-error-caret').waitFor();
+      expect(await byTestId('filter-error-position').textContent()).toBe(' (at position 50)');
+      // The echo scrolls to the caret, which sits past the phone's width.
+      expect(await byTestId('filter-error-caret').evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+      expect(await horizontalOverflow()).toEqual({ by: 0, wide: [] });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot('26-phone-records-bad-filter');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+
+    await byTestId('records-filter-clear').click();
+    await expect.poll(() => byTestId('records-count').textContent()).toBe('30 records');
+    expect(await byTestId('filter-error').isHidden()).toBe(true);
+  });
+
+  it('switches a field indexed on and off', async () => {
+    const indexedIn = async () => {
+      const schema = await adminApi('GET', '/api/schema');
+      const tasks = schema.json.collections.find((c: { name: string }) => c.name === 'tasks');
+      return Object.fromEntries(tasks.fields.map((f: { name: string; indexed: boolean }) => [f.name, f.indexed]));
+    };
+    await page.goto(url('/admin/#/collections/tasks'));
+    const toggle = page.locator('[data-testid^="field-indexed-"][data-field="priority"]');
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+    expect(await page.locator('[data-testid^="field-indexed-"][data-field="meta"]').isDisabled()).toBe(true);
+    const status = byTestId(`field-indexed-status-${await toggle.getAttribute('id').then((id) => id!.split('-').pop())}`);
+    expect(await status.textContent()).toBe('not indexed');
+
+    await toggle.check();
+    await expect.poll(() => status.textContent()).toBe('indexed');
+    expect(await toggle.isEnabled()).toBe(true);
+    expect(await indexedIn()).toEqual({ title: false, priority: true, status: false, meta: false, due: false });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot('24-collection-indexed');
+    // The page shows the saved state after a reload too.
+    await page.reload();
+    await expect.poll(() => toggle.isChecked()).toBe(true);
+
+    await toggle.uncheck();
+    await expect.poll(() => status.textContent()).toBe('not indexed');
+    expect(await indexedIn()).toEqual({ title: false, priority: false, status: false, meta: false, due: false });
+    await page.reload();
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+
+    // A 17th index is refused: the switch goes back, and the banner gives the server's reason.
+    const wide = Array.from({ length: 17 }, (_, i) => ({ name: `f${i}`, type: 'integer', required: false, indexed: i < 16 }));
+    expect((await adminApi('POST', '/collections', { name: 'wide', fields: wide })).status).toBe(201);
+    await page.goto(url('/admin/#/collections/wide'));
+    await byTestId('field-indexed-16').waitFor();
+    expect(await byTestId('field-indexed-15').isChecked()).toBe(true);
+    await byTestId('field-indexed-16').click(); // not check(): the refusal unchecks it again at once
+    await byTestId('error-banner').waitFor();
+    await expect.poll(() => byTestId('field-indexed-status-16').textContent()).toBe('not indexed');
+    expect(await byTestId('field-indexed-16').isChecked()).toBe(false);
+    expect(await byTestId('error-banner').textContent()).toContain('at most 16 indexed fields');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot('27-collection-indexed-refused');
+    expect((await adminApi('GET', '/collections/wide')).json.fields.filter((f: { indexed: boolean }) => f.indexed)).toHaveLength(16);
+
+    // A new collection's fields can be indexed from the start (not json ones).
+    await page.goto(url('/admin/#/collections'));
+    await byTestId('collection-row').first().waitFor();
+    await byTestId('collection-name').fill('notes');
+    await byTestId('cf-name-0').fill('slug');
+    await byTestId('cf-indexed-0').check();
+    await byTestId('cf-add-field').click();
+    await byTestId('cf-name-1').fill('body');
+    await byTestId('cf-indexed-1').check();
+    await byTestId('cf-type-1').selectOption('json');
+    expect(await byTestId('cf-indexed-1').isDisabled()).toBe(true);
+    expect(await byTestId('cf-indexed-1').isChecked()).toBe(false);
+    await byTestId('collection-submit').click();
+    await page.waitForURL(/#\/collections\/notes$/);
+    expect((await adminApi('GET', '/collections/notes')).json.fields).toEqual([
+      { name: 'slug', type: 'text', required: false, indexed: true },
+      { name: 'body', type: 'json', required: false, indexed: false },
+    ]);
+    await expect.poll(() => byTestId('field-indexed-status-0').textContent()).toBe('indexed');
+  });
+
   it('raised no script error, CSP violation or native dialog', () => {
     expect(problems).toEqual([]);
   });

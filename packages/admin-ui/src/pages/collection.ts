@@ -1,12 +1,13 @@
 import { api, ApiError, seg } from '../api.js';
-import { h, replace, time } from '../dom.js';
+import { h, replace } from '../dom.js';
 import { navigate, type PageContext } from '../router.js';
 import { confirmDialog } from '../ui/dialog.js';
 import { applyFieldErrors, bannerSlot, errorBanner, notice } from '../ui/feedback.js';
 import { busy, button } from '../ui/form.js';
 import { fieldList } from '../ui/field-list.js';
-import { pager } from '../ui/pager.js';
-import type { Collection, Field, Page, RecordItem } from '../types.js';
+import { recordsCard } from './records-browser.js';
+import { MAX_INDEXED, indexedToggle } from '../ui/indexed-toggle.js';
+import type { Collection, Field } from '../types.js';
 import { badge, card, loading, pageHeader, table } from './common.js';
 
 export function collectionPage(ctx: PageContext): HTMLElement {
@@ -34,7 +35,7 @@ export function collectionPage(ctx: PageContext): HTMLElement {
     body);
 }
 
-/** The field list, with "required" editable and new fields appended; PATCH sends the whole list. */
+/** The field list, with "required" editable, "indexed" switched at once, and new fields appended; PATCH sends the whole list. */
 function schemaCard(collection: Collection, pageBanner: ReturnType<typeof bannerSlot>, reload: () => Promise<void>): HTMLElement {
   const banner = bannerSlot();
   const existing = collection.fields.map((f, i) => {
@@ -42,21 +43,38 @@ function schemaCard(collection: Collection, pageBanner: ReturnType<typeof banner
     return { field: f, required, row: h('tr', { testid: 'field-row' },
       h('td', null, h('code', null, f.name)),
       h('td', null, badge(f.type, 'neutral')),
-      h('td', null, h('div', { class: 'check' }, required, h('label', { for: required.id }, h('span', { class: 'visually-hidden' }, `${f.name} `), 'required')))) };
+      h('td', null, h('div', { class: 'check' }, required, h('label', { for: required.id }, h('span', { class: 'visually-hidden' }, `${f.name} `), 'required'))),
+      h('td', null, indexedToggle(f, i, (indexed) => saveIndexed(i, indexed), (err) => banner.show(errorBanner(err, applyFieldErrors(form, err)))))) };
   });
+  // Only this field's flag changes; the others go as saved, so unsaved "required" edits stay in the form.
+  // One PATCH at a time: each sends the whole list, built from what the one before it saved.
+  let saving: Promise<unknown> = Promise.resolve();
+  const saveIndexed = (index: number, indexed: boolean): Promise<void> => {
+    const run = saving.then(async () => {
+      banner.show(null);
+      const fields = existing.map((e, j) => ({ ...e.field, indexed: j === index ? indexed : e.field.indexed === true }));
+      const updated = await api.patch<Collection>(`/collections/${seg(collection.name)}`, { fields });
+      for (const e of existing) e.field.indexed = updated.fields.find((u) => u.name === e.field.name)?.indexed === true;
+    });
+    saving = run.catch(() => undefined);
+    return run;
+  };
   const added = fieldList('nf', {
     initialRows: 0, pathBase: () => existing.length, legend: 'Add fields',
     hint: 'New fields are appended. A field\'s type never changes once created.',
   });
   const form = h('form', { class: 'stack', id: 'schema-form', testid: 'schema-form', novalidate: true },
     banner,
-    table(['Field', 'Type', 'Required'], existing.map((e) => e.row), { testid: 'fields-table', caption: 'Fields', empty: 'This collection has no fields yet.' }),
+    table(['Field', 'Type', 'Required', 'Indexed'], existing.map((e) => e.row), { testid: 'fields-table', caption: 'Fields', empty: 'This collection has no fields yet.' }),
+    existing.length > 0 && h('p', { class: 'hint' },
+      `An indexed field has a database index for filters and sorts; switching it saves at once. At most ${MAX_INDEXED} per collection, never json fields.`),
     added.element,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'btn btn-primary', testid: 'schema-submit' }, 'Save fields')));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!form.reportValidity()) return;
     banner.show(null);
+    await saving;
     const fields: Field[] = [
       ...existing.map((e) => ({ ...e.field, required: e.required.checked })),
       ...added.values(),
@@ -70,36 +88,6 @@ function schemaCard(collection: Collection, pageBanner: ReturnType<typeof banner
     }
   });
   return card('Fields', form);
-}
-
-function recordsCard(ctx: PageContext, collection: Collection): HTMLElement {
-  const list = h('div', null, loading());
-  const paging = pager(() => void load(), 'records-pager');
-  const columns = collection.fields.map((f) => f.name);
-  const load = async () => {
-    try {
-      const page = await api.get<Page<RecordItem>>(`/collections/${seg(collection.name)}/records`, { limit: 20, cursor: paging.cursor });
-      if (!ctx.alive()) return;
-      paging.loaded(page.nextCursor, page.items.length);
-      replace(list, table(['ID', 'Version', 'Updated', ...columns], page.items.map((r) =>
-        h('tr', { testid: 'record-row', 'data-id': r.id },
-          h('td', null, h('code', { class: 'nowrap' }, r.id)),
-          h('td', null, String(r.version)),
-          h('td', null, time(r.updatedAt)),
-          columns.map((c) => h('td', { class: 'cell-value' }, showValue(r.data[c]))))),
-      { testid: 'records-table', caption: `Records of ${collection.name}`, empty: 'No records yet. Records are written through the public API.' }));
-    } catch (err) {
-      if (ctx.alive()) replace(list, errorBanner(err));
-    }
-  };
-  void load();
-  return card('Records', list, paging.element);
-}
-
-function showValue(value: unknown): HTMLElement | string {
-  if (value === undefined || value === null) return h('span', { class: 'muted' }, '—');
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > 120 ? h('span', { title: text }, `${text.slice(0, 117)}…`) : text;
 }
 
 async function deleteCollection(name: string, banner: ReturnType<typeof bannerSlot>): Promise<void> {

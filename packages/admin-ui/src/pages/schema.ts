@@ -15,8 +15,9 @@ export function schemaPage(ctx: PageContext): HTMLElement {
       replace(body,
         schema.collections.length === 0 ? h('p', { class: 'empty' }, 'No collections yet.') : null,
         schema.collections.map((c) => card(h('span', null, h('code', null, c.name), ' ', h('span', { class: 'muted small' }, 'updated ', time(c.updatedAt))),
-          table(['Field', 'Type', 'Required'], c.fields.map((f) => h('tr', null,
-            h('td', null, h('code', null, f.name)), h('td', null, badge(f.type, 'neutral')), h('td', null, f.required ? 'yes' : 'no'))),
+          table(['Field', 'Type', 'Required', 'Indexed'], c.fields.map((f) => h('tr', null,
+            h('td', null, h('code', null, f.name)), h('td', null, badge(f.type, 'neutral')), h('td', null, f.required ? 'yes' : 'no'),
+            h('td', null, f.indexed ? 'yes' : 'no'))),
           { testid: 'schema-fields', caption: `Fields of ${c.name}`, empty: 'No fields.' }))),
         h('details', { class: 'card' }, h('summary', null, 'Raw JSON'), jsonBlock(schema, 'schema-json')));
     } catch (err) {

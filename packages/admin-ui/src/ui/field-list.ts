@@ -1,5 +1,5 @@
 /**
- * The editable list of collection fields (name, type, required) used to create a collection and to
+ * The editable list of collection fields (name, type, required, indexed) used to create a collection and to
  * add fields to one. Rows are renumbered on removal so ids and error paths (/fields/0/name) stay in step.
  */
 import { h } from '../dom.js';
@@ -38,12 +38,19 @@ export function fieldList(prefix: string, opts: { pathBase?: () => number; initi
     const name = h('input', { type: 'text', 'data-part': 'name', required: true, pattern: '[a-z][a-z0-9_]{0,62}', autocomplete: 'off', spellcheck: 'false', placeholder: 'title' });
     const type = h('select', { 'data-part': 'type' }, FIELD_TYPES.map((t) => h('option', { value: t }, t)));
     const required = h('input', { type: 'checkbox', 'data-part': 'required' });
+    const indexed = h('input', { type: 'checkbox', 'data-part': 'indexed' });
+    // A json field neither sorts nor compares, so it cannot be indexed.
+    type.addEventListener('change', () => {
+      indexed.disabled = type.value === 'json';
+      if (indexed.disabled) indexed.checked = false;
+    });
     const remove = button('Remove', { 'data-part': 'remove', class: 'btn btn-small btn-ghost' });
     const row = h('li', { class: 'field-row' },
       h('span', { class: 'row-number visually-hidden' }),
       h('div', { class: 'field' }, h('label', { 'data-for-part': 'name' }, 'Field name'), name),
       h('div', { class: 'field' }, h('label', { 'data-for-part': 'type' }, 'Type'), type),
       h('div', { class: 'check' }, required, h('label', { 'data-for-part': 'required' }, 'Required')),
+      h('div', { class: 'check' }, indexed, h('label', { 'data-for-part': 'indexed' }, 'Indexed')),
       remove);
     remove.addEventListener('click', () => {
       row.remove();
@@ -71,6 +78,7 @@ export function fieldList(prefix: string, opts: { pathBase?: () => number; initi
       name: (row.querySelector('[data-part="name"]') as HTMLInputElement).value.trim(),
       type: (row.querySelector('[data-part="type"]') as HTMLSelectElement).value as Field['type'],
       required: (row.querySelector('[data-part="required"]') as HTMLInputElement).checked,
+      indexed: (row.querySelector('[data-part="indexed"]') as HTMLInputElement).checked,
     })),
   };
 }

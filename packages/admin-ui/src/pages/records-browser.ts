@@ -1,0 +1,210 @@
+/**
+ * The records of one collection: a filter in the query language of docs/queries.md, sortable columns
+ * and the total count. The filter and sort in force travel with every page's request, because the
+ * server refuses a cursor issued for another query.
+ */
+import { api, ApiError, seg } from '../api.js';
+import { h, replace, time, uid } from '../dom.js';
+import { currentHash, href, match, type PageContext } from '../router.js';
+import { errorBanner } from '../ui/feedback.js';
+import { button, select } from '../ui/form.js';
+import { pager } from '../ui/pager.js';
+import type { Collection, Page, RecordItem } from '../types.js';
+import { card, loading } from './common.js';
+
+const PAGE_SIZE = 20;
+
+interface Sort {
+  key: string;
+  descending: boolean;
+}
+
+interface Column {
+  label: string;
+  /** The name `sort=` takes; null for a column that does not sort (json fields). */
+  sortKey: string | null;
+  cell(r: RecordItem): HTMLTableCellElement;
+}
+
+export function recordsCard(ctx: PageContext, collection: Collection): HTMLElement {
+  // From the address as it is now, not ctx.query: the card is redrawn after "Save fields", and the
+  // query may have changed since the page opened (replaceState below).
+  const query = match(currentHash())?.query ?? ctx.query;
+  let filter = query.get('filter') ?? '';
+  let sort: Sort | null = parseSort(query.get('sort'), collection);
+  let sequence = 0;
+
+  const list = h('div', null, loading());
+  const count = h('p', { class: 'records-count muted small', testid: 'records-count', role: 'status' });
+  const paging = pager(() => void load(), 'records-pager');
+
+  const inputId = uid('records-filter');
+  const input = h('input', {
+    type: 'text', id: inputId, testid: 'records-filter', autocomplete: 'off', spellcheck: 'false', value: filter,
+    placeholder: "status = 'open' && priority >= 3", 'aria-describedby': `${inputId}-hint`,
+  });
+  const problem = h('div', { class: 'query-error', testid: 'filter-error', id: `${inputId}-error`, hidden: true });
+  const clear = button('Clear', { class: 'btn btn-small btn-ghost', testid: 'records-filter-clear' });
+  const form = h('form', { class: 'query-form', testid: 'records-filter-form', role: 'search', novalidate: true },
+    h('div', { class: 'field query-field' },
+      h('label', { for: inputId }, 'Filter'),
+      h('div', { class: 'query-row' }, input,
+        h('button', { type: 'submit', class: 'btn btn-small btn-primary', testid: 'records-filter-apply' }, 'Apply'),
+        clear),
+      h('p', { class: 'hint', id: `${inputId}-hint` },
+        'Compare fields with = != > >= < <= ~ (contains) !~, combine with && || ! and parentheses. ',
+        'Text goes in quotes; = null matches an absent field.'),
+      problem));
+
+  const columns: Column[] = [
+    { label: 'ID', sortKey: 'id', cell: (r) => h('td', null, h('code', { class: 'nowrap' }, r.id)) },
+    { label: 'Version', sortKey: 'version', cell: (r) => h('td', null, String(r.version)) },
+    { label: 'Updated', sortKey: 'updatedAt', cell: (r) => h('td', null, time(r.updatedAt)) },
+    ...collection.fields.map((f): Column => ({
+      label: f.name,
+      sortKey: f.type === 'json' ? null : f.name,
+      cell: (r) => h('td', { class: 'cell-value' }, showValue(r.data[f.name])),
+    })),
+  ];
+
+  // Phones hide the table header (rows reflow into blocks), so there the sort is a select.
+  const sortable = columns.filter((c) => c.sortKey);
+  const sortSelect = select([{ value: '', label: 'Creation order' }, ...sortable.flatMap((c) => [
+    { value: c.sortKey!, label: `${c.label} ↑` }, { value: `-${c.sortKey!}`, label: `${c.label} ↓` }])],
+  { testid: 'records-sort', id: `${inputId}-sort`, value: sortParam(sort) ?? '' });
+  sortSelect.addEventListener('change', () => {
+    sort = parseSort(sortSelect.value, collection);
+    reload();
+  });
+  const sortField = h('div', { class: 'field phone-only' }, h('label', { for: sortSelect.id }, 'Sort by'), sortSelect);
+
+  // The query lives in the address too, so a reload or a shared link shows the same list. replaceState
+  // fires no hashchange, so the page (and unsaved edits in the field form) stays as it is.
+  const reload = () => {
+    history.replaceState(null, '', href(`/collections/${encodeURIComponent(collection.name)}`, { filter, sort: sortParam(sort) }));
+    sortSelect.value = sortParam(sort) ?? '';
+    paging.reset();
+    void load();
+  };
+
+  const showProblem = (err: unknown): boolean => {
+    const fault = err instanceof ApiError && err.code === 'invalid_query'
+      ? err.problem.errors?.find((e) => e.path === 'filter') : undefined;
+    if (!fault) return false;
+    const position = typeof fault.position === 'number' ? fault.position : null;
+    const caret = h('span', null, '^');
+    const echo = h('pre', { class: 'query-caret', 'aria-hidden': 'true', testid: 'filter-error-caret' },
+      filter, '\n', ' '.repeat(position ?? 0), caret);
+    replace(problem,
+      h('p', { class: 'field-error', testid: 'filter-error-message' }, fault.message,
+        position === null ? null : h('span', { testid: 'filter-error-position' }, ` (at position ${position})`)),
+      position === null ? null : echo);
+    problem.hidden = false;
+    // A long filter scrolls sideways in its echo: bring the caret into view.
+    const offset = caret.getBoundingClientRect().left - echo.getBoundingClientRect().left;
+    if (offset > echo.clientWidth - 24) echo.scrollLeft = offset - echo.clientWidth / 2;
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', `${inputId}-hint ${problem.id}`);
+    return true;
+  };
+  const hideProblem = () => {
+    problem.hidden = true;
+    replace(problem);
+    input.removeAttribute('aria-invalid');
+    input.setAttribute('aria-describedby', `${inputId}-hint`);
+  };
+
+  const load = async () => {
+    sequence += 1;
+    const mine = sequence;
+    try {
+      const page = await api.get<Page<RecordItem> & { totalCount?: number }>(`/collections/${seg(collection.name)}/records`, {
+        limit: PAGE_SIZE, cursor: paging.cursor, filter, count: true,
+        sort: sortParam(sort),
+      });
+      // A slower answer to an earlier query must not overwrite the current one.
+      if (!ctx.alive() || mine !== sequence) return;
+      hideProblem();
+      paging.loaded(page.nextCursor, page.items.length);
+      const total = page.totalCount ?? 0;
+      count.textContent = filter ? `${total} matching` : `${total} ${total === 1 ? 'record' : 'records'}`;
+      replace(list, recordsTable(collection.name, columns, page.items, sort, filter !== '', toggleSort));
+    } catch (err) {
+      if (!ctx.alive() || mine !== sequence) return;
+      if (showProblem(err)) {
+        replace(list);
+        count.textContent = '';
+        paging.loaded(null, 0);
+        input.focus();
+      } else {
+        replace(list, errorBanner(err));
+      }
+    }
+  };
+
+  function toggleSort(key: string): void {
+    sort = sort?.key === key && !sort.descending ? { key, descending: true } : { key, descending: false };
+    reload();
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    filter = input.value.trim();
+    reload();
+  });
+  clear.addEventListener('click', () => {
+    input.value = '';
+    filter = '';
+    reload();
+  });
+
+  void load();
+  return card('Records', form, sortField, count, list, paging.element);
+}
+
+const sortParam = (sort: Sort | null): string | undefined => (sort ? `${sort.descending ? '-' : ''}${sort.key}` : undefined);
+
+/** One sort key from the address; anything the columns do not offer means creation order. */
+function parseSort(value: string | null, collection: Collection): Sort | null {
+  if (!value) return null;
+  const descending = value.startsWith('-');
+  const key = descending ? value.slice(1) : value;
+  const ok = ['id', 'version', 'updatedAt'].includes(key) || collection.fields.some((f) => f.name === key && f.type !== 'json');
+  return ok ? { key, descending } : null;
+}
+
+function recordsTable(name: string, columns: Column[], items: RecordItem[], sort: Sort | null, filtered: boolean,
+  onSort: (key: string) => void): HTMLElement {
+  if (items.length === 0) {
+    return h('p', { class: 'empty', testid: 'records-table-empty' },
+      filtered ? 'No records match the filter.' : 'No records yet. Records are written through the public API.');
+  }
+  const headers = columns.map((c) => {
+    if (!c.sortKey) return h('th', { scope: 'col', testid: 'records-header', 'data-key': '' }, c.label);
+    const key = c.sortKey;
+    const active = sort?.key === key;
+    const direction = active ? (sort!.descending ? 'descending' : 'ascending') : 'none';
+    const arrow = active ? (sort!.descending ? '↓' : '↑') : '↕';
+    const btn = h('button', { type: 'button', class: `sort-button${active ? ' sort-active' : ''}`, testid: `sort-${key}` },
+      c.label, h('span', { class: 'sort-arrow', 'aria-hidden': 'true' }, arrow),
+      h('span', { class: 'visually-hidden' }, active ? `, sorted ${direction}` : ', sort'));
+    btn.addEventListener('click', () => onSort(key));
+    return h('th', { scope: 'col', testid: 'records-header', 'data-key': key, 'aria-sort': direction }, btn);
+  });
+  const rows = items.map((r) => {
+    const row = h('tr', { testid: 'record-row', 'data-id': r.id }, columns.map((c) => c.cell(r)));
+    Array.from(row.cells).forEach((cell, i) => cell.setAttribute('data-label', columns[i]!.label));
+    return row;
+  });
+  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': `Records of ${name}` },
+    h('table', { class: 'table', testid: 'records-table' },
+      h('caption', { class: 'visually-hidden' }, `Records of ${name}`),
+      h('thead', null, h('tr', null, headers)),
+      h('tbody', null, rows)));
+}
+
+function showValue(value: unknown): HTMLElement | string {
+  if (value === undefined || value === null) return h('span', { class: 'muted' }, '—');
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 120 ? h('span', { title: text }, `${text.slice(0, 117)}…`) : text;
+}
