@@ -43,6 +43,7 @@ const { values: args } = parseArgs({
     'w13-history': { type: 'string' },
     'w13-seconds': { type: 'string' },
     'w13-rate': { type: 'string' },
+    'w13-parts': { type: 'string' },
     w4: { type: 'string' },
     logs: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -63,7 +64,8 @@ if (args.help) {
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w11-records N  W11's collection size (default 100000)
   --w13-history N  W13: delivered jobs in the large history (default 1000000; against 10000)
-  --w13-seconds S  W13: measured load per retention side (default 30); --w13-rate N writes/s and reads/s (100)
+  --w13-seconds S  W13: measured load per retention side and round (default 15); --w13-rate N writes/s and reads/s (100)
+  --w13-parts L    W13: claim, retention or both (default claim,retention); W13's retention rounds default to 2
   --w4 LIST   W4 cells to run, e.g. sqlite:10,pg:1 (default: sqlite and pg, 1 and 10 targets)
   --feed-events N     W9: events to catch up on (default 100000)
   --stream-clients L  W10: client counts, e.g. 1,50,200 (default); --stream-rate N writes/s (200), --stream-seconds S (10)
@@ -86,9 +88,11 @@ const opts = {
   w7Jobs: 2400,
   w11Records: Number(args['w11-records'] ?? 100_000),
   w13History: Number(args['w13-history'] ?? 1_000_000),
-  w13Seconds: Number(args['w13-seconds'] ?? 30),
+  w13Seconds: Number(args['w13-seconds'] ?? 15),
   w13Rate: Number(args['w13-rate'] ?? 100),
   w13Claims: 400,
+  w13Parts: (args['w13-parts'] ?? 'claim,retention').split(','),
+  w13Rounds: Number(args.rounds ?? 2),
   w13PruneEveryMs: 3_000,
   w6Rate: args['w6-rate'] ? Number(args['w6-rate']) : null,
   coldStarts: 5,

@@ -12,11 +12,17 @@ const { default: pino } = await import(fileURLToPath(new URL('../../node_modules
 const cfg = JSON.parse(process.argv[2]);
 const ctx = await openContext(loadConfig(process.env), { logger: pino({ level: 'warn' }, pino.destination(2)) });
 let stopped = false;
+// Paused until the harness measures this side: only the measured side's pruner runs.
+let paused = true;
 process.on('message', (m) => {
   if (m.cmd === 'stop') stopped = true;
+  if (m.cmd === 'pause' || m.cmd === 'resume') paused = m.cmd === 'pause';
 });
 process.send({ ready: true });
+const sleep = () => new Promise((r) => setTimeout(r, 100));
 for (let i = 0; i < 100_000 && !stopped; i++) {
+  for (let w = 0; w < 100_000 && paused && !stopped; w++) await sleep();
+  if (stopped) break;
   const t0 = performance.now();
   let wait = cfg.everyMs;
   try {
@@ -29,7 +35,7 @@ for (let i = 0; i < 100_000 && !stopped; i++) {
     wait = 200;
   }
   const until = performance.now() + wait;
-  while (!stopped && performance.now() < until) await new Promise((r) => setTimeout(r, 100));
+  while (!stopped && !paused && performance.now() < until) await sleep();
 }
 await ctx.database.close();
 process.send({ done: true });

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { paced } from './load.mjs';
 import { createDb, query } from './pg.mjs';
-import { CORES, spawnOn, stop } from './proc.mjs';
+import { CORES, spawnOn, stop, withCpu } from './proc.mjs';
 import { percentile } from './stats.mjs';
 import { SECRET_KEY, admin, recordData, startSvc } from './svc.mjs';
 
@@ -179,79 +179,103 @@ function countRows(kind, url, everyMs) {
   };
 }
 
-/** Part 2, one side: `svc serve` under steady paced writes and reads, retention tiny (`on`) or the defaults (`off`). */
-async function soak(ctx, kind, receiver, on) {
+/**
+ * Part 2, one side: `svc serve` with retention tiny (`on`) or the defaults (`off`), its target, a token, and a
+ * paused pruner process on the server core.
+ */
+async function startSide(ctx, kind, receiver, on) {
   const { opts } = ctx;
   const mode = on ? 'on' : 'off';
   const url = kind === 'sqlite' ? `sqlite:${join(ctx.dir('w13'), `soak-${mode}.db`)}` : await createDb(`${ctx.pgPrefix}_w13_soak_${mode}`);
   const env = on ? TINY : {};
   const svc = await startSvc({ mode: 'serve', databaseUrl: url, tls: ctx.tls, logFile: ctx.logFile(`w13-${kind}-${mode}`), env });
-  let pruner = null;
+  const side = { kind, mode, url, svc, pruner: null, passes: [] };
+  const a = await admin(svc.url);
+  await a.collection('bench');
+  const headers = { authorization: `Bearer ${await a.token()}` };
+  await a.webhook(receiver.urls[0]);
+  side.write = { url: `${svc.url}/api/v1/collections/bench/records`, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ data: recordData(1) }), rate: opts.w13Rate, connections: 16 };
+  side.read = { url: `${svc.url}/api/v1/collections/bench/records?limit=50`, headers, rate: opts.w13Rate, connections: 16 };
+  // The same pruner on both sides; with the default retention its passes find nothing to remove.
+  side.pruner = spawnOn(CORES.server, [process.execPath, PRUNER, JSON.stringify({ everyMs: opts.w13PruneEveryMs })], { ipc: true, env: { SVC_DATABASE_URL: url, SVC_SECRET_KEY: SECRET_KEY, ...env }, logFile: ctx.logFile(`w13-${kind}-${mode}-pruner`) });
+  await new Promise((resolve, reject) => {
+    side.pruner.on('message', (msg) => (msg.ready ? resolve() : msg.pass && side.passes.push(msg.pass)));
+    side.pruner.exitPromise.then((e) => reject(new Error(`W13 pruner exited (${e.code ?? e.signal})`)));
+  });
+  return side;
+}
+
+async function stopSide(side) {
+  if (!side) return;
+  const { pruner } = side;
+  if (pruner?.connected) {
+    pruner.send({ cmd: 'stop' }, () => {});
+    await Promise.race([pruner.exitPromise, new Promise((r) => setTimeout(r, 10_000))]);
+  }
+  await stop(pruner);
+  await side.svc.stop();
+}
+
+const pruner = (side, cmd) => side.pruner.connected && side.pruner.send({ cmd }, () => {});
+
+/** Paced writes and reads against one side for `seconds`, its pruner running; rows counted every 2 s. */
+async function loadSide(ctx, side, seconds, { counted = true } = {}) {
+  pruner(side, 'resume');
   try {
-    const a = await admin(svc.url);
-    await a.collection('bench');
-    const token = await a.token();
-    await a.webhook(receiver.urls[0]);
-    // The same pruner runs on both sides; with the default retention its passes find nothing to remove.
-    pruner = spawnOn(CORES.server, [process.execPath, PRUNER, JSON.stringify({ everyMs: opts.w13PruneEveryMs })], { ipc: true, env: { SVC_DATABASE_URL: url, SVC_SECRET_KEY: SECRET_KEY, ...env }, logFile: ctx.logFile(`w13-${kind}-${mode}-pruner`) });
-    const passes = [];
-    const ready = new Promise((resolve, reject) => {
-      pruner.on('message', (msg) => (msg.ready ? resolve() : msg.pass && passes.push(msg.pass)));
-      pruner.exitPromise.then((e) => reject(new Error(`W13 pruner exited (${e.code ?? e.signal})`)));
-    });
-    await ready;
-    const headers = { authorization: `Bearer ${token}` };
-    const write = { url: `${svc.url}/api/v1/collections/bench/records`, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ data: recordData(1) }), rate: opts.w13Rate, connections: 16 };
-    const read = { url: `${svc.url}/api/v1/collections/bench/records?limit=50`, headers, rate: opts.w13Rate, connections: 16 };
-    // Warm-up as long as the window: from the measured load's start, every pass has rows to remove.
-    const warm = Math.ceil(WINDOW_S) + 2;
-    await Promise.all([paced({ ...write, duration: warm }), paced({ ...read, duration: warm })]);
-    const stopCounting = countRows(kind, url, 2_000);
-    const passesBefore = passes.length;
-    const [writes, reads] = await Promise.all([paced({ ...write, duration: opts.w13Seconds }), paced({ ...read, duration: opts.w13Seconds })]);
-    const samples = await stopCounting();
-    const during = passes.slice(passesBefore);
+    const stopCounting = counted ? countRows(side.kind, side.url, 2_000) : null;
+    const before = side.passes.length;
+    const { result, cpu } = await withCpu(side.svc.pid, () => Promise.all([paced({ ...side.write, duration: seconds }), paced({ ...side.read, duration: seconds })]));
+    const [writes, reads] = result;
+    const samples = stopCounting ? await stopCounting() : [];
+    const during = side.passes.slice(before);
     const ok = during.filter((p) => p.removed);
     const failed = during.filter((p) => p.failed);
     const removed = ok.reduce((s, p) => s + p.removed.delivery_jobs + p.removed.delivery_attempts + p.removed.events, 0);
-    const max = Object.fromEntries(['delivery_jobs', 'delivery_attempts', 'events'].map((t) => [t, Math.max(...samples.map((x) => x[t]))]));
-    const warning = [writes.warning, reads.warning].filter(Boolean).join('; ');
-    ctx.progress('W13', `${kind} retention ${mode}: writes p99 ${writes.latency.p99.toFixed(1)} ms (${Math.round(writes.rps)}/s), reads p99 ${reads.latency.p99.toFixed(1)} ms (${Math.round(reads.rps)}/s); ${ok.length} passes removed ${removed} rows (longest ${Math.round(Math.max(0, ...ok.map((p) => p.ms)))} ms)${failed.length ? `, ${failed.length} failed (${[...new Set(failed.map((p) => p.failed))].join(', ')})` : ''}; max rows: jobs ${max.delivery_jobs}, attempts ${max.delivery_attempts}, events ${max.events}${warning ? '  ! ' + warning : ''}`);
-    return { writes, reads, samples, passes: during, failedPasses: failed.length, removed, max };
+    const max = Object.fromEntries(['delivery_jobs', 'delivery_attempts', 'events'].map((t) => [t, Math.max(0, ...samples.map((x) => x[t]))]));
+    return { writes, reads, serverCpu: cpu, samples, passes: during, okPasses: ok.length, failedPasses: failed.length, failures: [...new Set(failed.map((p) => p.failed))], removed, longestPassMs: Math.max(0, ...ok.map((p) => p.ms)), max };
   } finally {
-    if (pruner) {
-      if (pruner.connected) pruner.send({ cmd: 'stop' }, () => {});
-      await Promise.race([pruner.exitPromise, new Promise((r) => setTimeout(r, 10_000))]);
-      await stop(pruner);
-    }
-    await svc.stop();
+    pruner(side, 'pause');
   }
 }
 
+/**
+ * Part 2: both sides up at once, each warmed for as long as the window (so the `on` side's passes have rows to
+ * remove from the first measured second), then measured rounds interleaved off, on, off, on…, each with only its own
+ * pruner running.
+ */
 async function retentionUnderLoad(ctx, kind, receiver) {
   const { opts } = ctx;
-  const off = await soak(ctx, kind, receiver, false);
-  const on = await soak(ctx, kind, receiver, true);
-  const raw = { off, on };
-  for (const side of ['writes', 'reads']) {
-    const what = side === 'writes' ? 'create' : 'list limit=50';
-    ctx.ratioCell({ workload: 'W13', measure: `${label(kind)} ${what} p99 at ${opts.w13Rate}/s, retention pruning every ${opts.w13PruneEveryMs / 1000} s vs off`, unit: 'ms', baseline: [off[side].latency.p99], svc: [on[side].latency.p99], max: 1.5, raw: side === 'writes' ? raw : undefined });
+  const sides = {};
+  try {
+    sides.off = await startSide(ctx, kind, receiver, false);
+    sides.on = await startSide(ctx, kind, receiver, true);
+    const warm = Math.ceil(WINDOW_S) + 2;
+    for (const mode of ['off', 'on']) await loadSide(ctx, sides[mode], warm, { counted: false });
+    const rounds = { off: [], on: [] };
+    for (let r = 1; r <= opts.w13Rounds; r++) {
+      for (const mode of ['off', 'on']) {
+        const res = await loadSide(ctx, sides[mode], opts.w13Seconds);
+        rounds[mode].push(res);
+        const warning = [res.writes.warning, res.reads.warning].filter(Boolean).join('; ');
+        ctx.progress('W13', `${kind} retention ${mode} round ${r}/${opts.w13Rounds}: creates p99 ${res.writes.latency.p99.toFixed(1)} ms (${Math.round(res.writes.rps)}/s), lists p99 ${res.reads.latency.p99.toFixed(1)} ms (${Math.round(res.reads.rps)}/s), svc CPU ${Math.round(res.serverCpu * 100)}%; ${res.okPasses} passes removed ${res.removed} rows (longest ${Math.round(res.longestPassMs)} ms)${res.failedPasses ? `, ${res.failedPasses} failed (${res.failures.join(', ')})` : ''}; peak rows: jobs ${res.max.delivery_jobs}, attempts ${res.max.delivery_attempts}, events ${res.max.events}${warning ? '  ! ' + warning : ''}`);
+      }
+    }
+    for (const what of ['writes', 'reads']) {
+      const name = what === 'writes' ? 'create' : 'list limit=50';
+      ctx.ratioCell({ workload: 'W13', measure: `${label(kind)} ${name} p99 at ${opts.w13Rate}/s, retention pruning every ${opts.w13PruneEveryMs / 1000} s vs off`, unit: 'ms', baseline: rounds.off.map((x) => x[what].latency.p99), svc: rounds.on.map((x) => x[what].latency.p99), max: 1.5, raw: what === 'writes' ? rounds : undefined });
+    }
+    // What the window holds: the rows written in the last SVC_RETENTION_*_DAYS (8.64 s) at the write rate.
+    const holds = opts.w13Rate * WINDOW_S;
+    const peak = (mode) => Math.max(...rounds[mode].map((x) => Math.max(x.max.delivery_jobs, x.max.delivery_attempts, x.max.events)));
+    ctx.valueCell({ workload: 'W13', measure: `${label(kind)} retention on: peak rows of the largest table ÷ rows the 8.64 s window holds (${Math.round(holds)}); off reached ${peak('off')}`, unit: '×', value: peak('on') / holds, max: 3, target: '≤ 3×' });
+  } finally {
+    await stopSide(sides.off);
+    await stopSide(sides.on);
   }
-  // What the window holds: the rows written in the last SVC_RETENTION_*_DAYS (8.64 s) at the write rate.
-  const holds = opts.w13Rate * WINDOW_S;
-  const worst = Math.max(on.max.delivery_jobs, on.max.delivery_attempts, on.max.events) / holds;
-  ctx.valueCell({
-    workload: 'W13',
-    measure: `${label(kind)} retention on: largest table's peak rows ÷ rows the 8.64 s window holds (${Math.round(holds)}); off grew to ${off.max.delivery_jobs} jobs`,
-    unit: '×',
-    value: worst,
-    max: 3,
-    target: '≤ 3×',
-  });
 }
 
 /** W13 (soak): claim flatness against history size, and retention's table sizes and API p99 under load. */
 export async function w13(ctx, receiver, kinds) {
-  for (const kind of kinds) await claimFlatness(ctx, kind);
-  for (const kind of kinds) await retentionUnderLoad(ctx, kind, receiver);
+  if (ctx.opts.w13Parts.includes('claim')) for (const kind of kinds) await claimFlatness(ctx, kind);
+  if (ctx.opts.w13Parts.includes('retention')) for (const kind of kinds) await retentionUnderLoad(ctx, kind, receiver);
 }
