@@ -25,6 +25,7 @@ import { w10 } from './lib/w10-stream.mjs';
 import { w12 } from './lib/w12-batch.mjs';
 import { w4Ordered } from './lib/w4-ordered.mjs';
 import { w11 } from './lib/w11-query.mjs';
+import { w13 } from './lib/w13-soak.mjs';
 import { profileRun } from './lib/profile-run.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -39,6 +40,10 @@ const { values: args } = parseArgs({
     jobs: { type: 'string' },
     'w6-rate': { type: 'string' },
     'w11-records': { type: 'string' },
+    'w13-history': { type: 'string' },
+    'w13-seconds': { type: 'string' },
+    'w13-rate': { type: 'string' },
+    'w13-parts': { type: 'string' },
     w4: { type: 'string' },
     logs: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -54,10 +59,13 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W12, W4O; W9, W10 and W11 run only when named); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W13, W4O; W9, W10, W11 and W13 run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w11-records N  W11's collection size (default 100000)
+  --w13-history N  W13: delivered jobs in the large history (default 1000000; against 10000)
+  --w13-seconds S  W13: measured load per retention side and round (default 15); --w13-rate N writes/s and reads/s (100)
+  --w13-parts L    W13: claim, retention or both (default claim,retention); W13's retention rounds default to 2
   --w4 LIST   W4 cells to run, e.g. sqlite:10,pg:1 (default: sqlite and pg, 1 and 10 targets)
   --feed-events N     W9: events to catch up on (default 100000)
   --stream-clients L  W10: client counts, e.g. 1,50,200 (default); --stream-rate N writes/s (200), --stream-seconds S (10)
@@ -79,6 +87,13 @@ const opts = {
     : (quick ? ['sqlite'] : ['sqlite', 'pg']).flatMap((kind) => (quick ? [1] : [1, 10]).map((targets) => ({ kind, targets }))),
   w7Jobs: 2400,
   w11Records: Number(args['w11-records'] ?? 100_000),
+  w13History: Number(args['w13-history'] ?? 1_000_000),
+  w13Seconds: Number(args['w13-seconds'] ?? 15),
+  w13Rate: Number(args['w13-rate'] ?? 100),
+  w13Claims: 400,
+  w13Parts: (args['w13-parts'] ?? 'claim,retention').split(','),
+  w13Rounds: Number(args.rounds ?? 2),
+  w13PruneEveryMs: 3_000,
   w6Rate: args['w6-rate'] ? Number(args['w6-rate']) : null,
   coldStarts: 5,
   feedEvents: Number(args['feed-events'] ?? 100_000),
@@ -105,7 +120,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'svc-bench-'));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const cellsApi = makeCells();
-const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7', 'W9', 'W11'].includes(w)) ? await pgAvailable() : null;
+const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7', 'W9', 'W11', 'W13'].includes(w)) ? await pgAvailable() : null;
 const versions = readVersions();
 const ctx = {
   opts,
@@ -206,7 +221,7 @@ if (args.profile) {
 }
 try {
   ctx.tls = await makeTls(tmp);
-  if (selected.some((w) => ['W4', 'W4O', 'W6', 'W7'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
+  if (selected.some((w) => ['W4', 'W4O', 'W6', 'W7', 'W13'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
   await step('W1', () => w1(ctx));
   await step('W8', () => w8(ctx));
   await step('W2', () => createWorkload(ctx, 'sqlite'));
@@ -223,6 +238,7 @@ try {
   await step('W10', () => w10(ctx));
   await step('W12', () => w12(ctx));
   await step('W11', () => w11(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
+  await step('W13', () => w13(ctx, receiver, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
 } finally {
   await receiver?.close().catch(() => {});
 }
