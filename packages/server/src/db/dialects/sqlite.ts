@@ -59,7 +59,11 @@ function withStatementCache(native: SQLite.Database): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => native.close(),
-    prepare(text: string) {
+    prepare(query: string) {
+      // Every transaction takes the write lock first (Kysely begins with a plain, deferred `begin`). A deferred one
+      // that reads and then writes is refused at once (SQLITE_BUSY, no busy_timeout) when another process committed
+      // in between: `svc prune` beside a running server failed so. Begun immediate, it waits its turn instead.
+      const text = query === 'begin' ? 'begin immediate' : query;
       let stmt = cache.get(text);
       if (stmt) {
         cache.delete(text);
