@@ -17,8 +17,8 @@ import { matchesFilter, type FilterableRecord } from './query/evaluate.js';
 const checked = new Map<string, Filter | null>();
 const CHECKED_MAX = 1000;
 
-function checkedFilter(fields: readonly Field[], filter: string): Filter | null {
-  const key = `${JSON.stringify(fields)}\0${filter}`;
+function checkedFilter(fieldsKey: string, fields: readonly Field[], filter: string): Filter | null {
+  const key = `${fieldsKey}\0${filter}`;
   let f = checked.get(key);
   if (f === undefined) {
     const r = checkFilter(filter, fields);
@@ -48,10 +48,15 @@ function filterable(r: RecordJsonLike | undefined): FilterableRecord | null {
  * an update, for `record` or `previous`, so a receiver learns that a record left the set.
  */
 export function filterJudge(fields: readonly Field[], payload: Record<string, unknown>): (filter: string) => boolean {
-  const states = [filterable(payload.record as RecordJsonLike), filterable(payload.previous as RecordJsonLike)].filter((r) => r !== null);
+  // Every record write carries a judge, most never asked: nothing is prepared until a filtered target asks.
+  let prepared: { fieldsKey: string; states: FilterableRecord[] } | null = null;
   return (filter) => {
-    const f = checkedFilter(fields, filter);
-    return f !== null && states.some((r) => matchesFilter(f, r));
+    prepared ??= {
+      fieldsKey: JSON.stringify(fields),
+      states: [filterable(payload.record as RecordJsonLike), filterable(payload.previous as RecordJsonLike)].filter((r) => r !== null),
+    };
+    const f = checkedFilter(prepared.fieldsKey, fields, filter);
+    return f !== null && prepared.states.some((r) => matchesFilter(f, r));
   };
 }
 
