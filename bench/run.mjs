@@ -101,7 +101,7 @@ const opts = {
   streamRate: Number(args['stream-rate'] ?? 200),
   streamSeconds: Number(args['stream-seconds'] ?? 10),
   gwConcurrency: 16,
-  profileJobs: 5000,
+  profileJobs: 20_000,
   // Every drain is bounded; a round that hits the limit reports deliveries so far over the time taken.
   drainTimeoutMs: quick ? 20_000 : 25_000,
 };
@@ -208,7 +208,7 @@ let receiver = null;
 if (args.profile) {
   try {
     ctx.tls = await makeTls(tmp);
-    receiver = await startReceiver({ ports: 1, tls: ctx.tls });
+    receiver = await startReceiver({ ports: 10, tls: ctx.tls });
     const outDir = join(BENCH, 'results', 'profiles', stamp);
     mkdirSync(outDir, { recursive: true });
     console.log(await profileRun(ctx, receiver, outDir));

@@ -6,8 +6,8 @@ import { summarizeDir } from './profile.mjs';
 import { admin, recordData, seedRecords, startSvc } from './svc.mjs';
 
 /**
- * `--profile`: svc alone under W1 (list, limit=50), W2 (create, SQLite) and W4 (drain, SQLite and PostgreSQL,
- * 1 target) with `node --cpu-prof`, then self time by file and function. Not part of the timed suite.
+ * `--profile`: svc alone under W1 (list, limit=50), W2 (create, SQLite) and W4 (drain: SQLite with 1 and 10 targets,
+ * PostgreSQL with 1) with `node --cpu-prof`, then self time by file and function. Not part of the timed suite.
  */
 export async function profileRun(ctx, receiver, outDir) {
   const { opts } = ctx;
@@ -40,26 +40,29 @@ export async function profileRun(ctx, receiver, outDir) {
       sections.push(`## ${name}: ${Math.round(r.rps)} req/s, p99 ${r.latency.p99} ms\n\n${summarizeDir(d, name)}`);
     }
   }
-  for (const kind of ['sqlite', 'pg']) {
-    const name = `w4-drain-${kind}`;
-    const dir = ctx.dir(`prof-${kind}`);
+  // W4's cells with a receiver port per target; each record makes one job per target.
+  for (const [kind, targets] of [['sqlite', 1], ['sqlite', 10], ['pg', 1]]) {
+    const name = `w4-drain-${kind}${targets > 1 ? `-${targets}-targets` : ''}`;
+    const records = Math.ceil(opts.profileJobs / targets);
+    const jobs = records * targets;
+    const dir = ctx.dir(`prof-${name}`);
     const url = kind === 'sqlite' ? `sqlite:${join(dir, 'svc.db')}` : await createDb(`${ctx.pgPrefix}_prof`);
     const seeder = await startSvc({ mode: 'api', databaseUrl: url, tls: ctx.tls, env: { SVC_SQLITE_SYNCHRONOUS: 'NORMAL' } });
     const a = await admin(seeder.url);
     await a.collection('bench');
     const token = await a.token();
-    await a.webhook(receiver.urls[0]);
-    await seedRecords(seeder.url, token, 'bench', opts.profileJobs);
+    for (const url of receiver.urls.slice(0, targets)) await a.webhook(url);
+    await seedRecords(seeder.url, token, 'bench', records);
     await seeder.stop();
     const d = profDir(name);
-    const done = receiver.expect(opts.profileJobs, { timeoutMs: 120_000 });
+    const done = receiver.expect(jobs, { timeoutMs: 120_000 });
     const t0 = performance.now();
     const w = await startSvc({ mode: 'worker', databaseUrl: url, tls: ctx.tls, cpuProfDir: d });
-    ctx.progress('profile', `${name}: draining ${opts.profileJobs} jobs with --cpu-prof`);
+    ctx.progress('profile', `${name}: draining ${jobs} jobs with --cpu-prof`);
     let rate = 'timed out';
     try {
       await done;
-      rate = `${Math.round(opts.profileJobs / ((performance.now() - t0) / 1000))} deliveries/s`;
+      rate = `${Math.round(jobs / ((performance.now() - t0) / 1000))} deliveries/s`;
     } catch {}
     await w.stop();
     sections.push(`## ${name}: ${rate}\n\n${summarizeDir(d, name)}`);

@@ -562,8 +562,18 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
 
     // Page 2 keeps the filter and the sort: the 6 remaining open records, continuing the descending order.
     const firstPageIds = await byTestId('record-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+    const listRequests: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      if (r.url().includes('/collections/tasks/records?')) listRequests.push(r.url());
+    };
+    page.on('request', onRequest);
     await byTestId('records-pager-next').click();
     await expect.poll(() => byTestId('records-pager-info').textContent()).toBe('Page 2 · 6 shown');
+    // The count stays the query's; page 2 does not ask for it again (counting reads every match).
+    expect(await byTestId('records-count').textContent()).toBe('26 matching');
+    expect(listRequests).toHaveLength(1);
+    expect(new URL(listRequests[0]!).searchParams.get('count')).toBeNull();
+    page.off('request', onRequest);
     expect(new Set(await column('status'))).toEqual(new Set(['open']));
     const secondPage = (await column('priority')).map(Number);
     expect(secondPage).toEqual([...secondPage].sort((a, b) => b - a));

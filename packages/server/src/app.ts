@@ -30,7 +30,7 @@ import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
 import { batchRoutes } from './http/routes/batch.js';
-import { adminEventRoutes, createFeedRuntime, eventRoutes } from './http/routes/events.js';
+import { adminEventRoutes, createFeedRuntime, eventRoutes, sessionOwner, tokenOwner } from './http/routes/events.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import type { StreamTiming } from './events/feed-fanout.js';
 import { redactUrl } from './lib/redact-url.js';
@@ -102,6 +102,22 @@ function dropQuietConnectionsOnClose(app: FastifyInstance): () => void {
   };
 }
 
+/**
+ * Whether the query string is valid percent-encoded UTF-8. The query parser takes a malformed escape (`%ZZ`, a lone
+ * `%`, bytes that are not UTF-8) as literal text, so a filter would fail later with a misleading position; SPEC
+ * calls it `bad_request`, as the router does for the path.
+ */
+function wellEncodedQuery(url: string): boolean {
+  const q = url.indexOf('?');
+  if (q < 0 || url.indexOf('%', q) < 0) return true;
+  try {
+    decodeURIComponent(url.slice(q + 1));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Builds the HTTP app; never listens (tests use inject or listen themselves). */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
   const security = securityHeaders(ctx.config.publicUrl);
@@ -157,6 +173,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     if (commonHeaders(request, reply) === 'preflight') return void reply.code(204).send();
     // Requests still arriving on open connections while the process drains: a problem answer, not Fastify's own.
     if (closing) return void done(new AppError('unavailable', 'This process is shutting down; try again.', { headers: { connection: 'close' } }));
+    if (!wellEncodedQuery(request.url)) return void done(new AppError('bad_request', 'The query string is not valid percent-encoded UTF-8.'));
     done();
   });
   // Errors raised before onRequest (parser, 404 with a body) still carry the id.
@@ -218,9 +235,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(eventRoutes(ctx, feed));
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuthHook(ctx));
-    await admin.register(adminSessionRoutes(ctx));
+    await admin.register(adminSessionRoutes(ctx, (idHash) => feed.fanout.recheckOwner(sessionOwner(idHash))));
     await admin.register(adminCollectionRoutes(ctx));
-    await admin.register(adminTokenRoutes(ctx));
+    await admin.register(adminTokenRoutes(ctx, (id) => feed.fanout.recheckOwner(tokenOwner(id))));
     await admin.register(adminWebhookRoutes(ctx, outbox));
     await admin.register(adminWebhookHealthRoutes(ctx));
     await admin.register(adminDeliveryRoutes(ctx));

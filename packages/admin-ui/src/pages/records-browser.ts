@@ -119,15 +119,16 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
     const mine = sequence;
     try {
       const page = await api.get<Page<RecordItem> & { totalCount?: number }>(`/collections/${seg(collection.name)}/records`, {
-        limit: PAGE_SIZE, cursor: paging.cursor, filter, count: true,
+        // The count is the query's, not the page's: asked with the first page only (it reads every match).
+        limit: PAGE_SIZE, cursor: paging.cursor, filter, count: paging.cursor ? undefined : true,
         sort: sortParam(sort),
       });
       // A slower answer to an earlier query must not overwrite the current one.
       if (!ctx.alive() || mine !== sequence) return;
       hideProblem();
       paging.loaded(page.nextCursor, page.items.length);
-      const total = page.totalCount ?? 0;
-      count.textContent = filter ? `${total} matching` : `${total} ${total === 1 ? 'record' : 'records'}`;
+      const total = page.totalCount;
+      if (total !== undefined) count.textContent = filter ? `${total} matching` : `${total} ${total === 1 ? 'record' : 'records'}`;
       replace(list, recordsTable(collection.name, columns, page.items, sort, filter !== '', toggleSort));
     } catch (err) {
       if (!ctx.alive() || mine !== sequence) return;

@@ -62,7 +62,8 @@ async function forward(opts: ListenOptions, event: StreamEvent, data: string): P
       body,
       headers: {
         'content-type': 'application/json',
-        'user-agent': 'svc-listen/1',
+        // Shaped exactly like a delivery (SPEC §7), so a receiver that checks the agent takes both.
+        'user-agent': 'svc-webhooks/1',
         'svc-delivery': deliveryIdFor(event.id),
         'svc-timestamp': String(timestamp),
         'svc-signature': signatureHeader([opts.secret], timestamp, body),

@@ -9,6 +9,7 @@ import * as m006 from './migrations/006_subscriptions.js';
 import * as m007 from './migrations/007_operations.js';
 import * as m008 from './migrations/008_attempt_diagnostics.js';
 import * as m009 from './migrations/009_record_queries.js';
+import * as m010 from './migrations/010_field_statistics.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007_operations': m007,
   '008_attempt_diagnostics': m008,
   '009_record_queries': m009,
+  '010_field_statistics': m010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

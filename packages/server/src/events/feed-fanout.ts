@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Context } from '../context.js';
 import { AppError, problemBody } from '../errors.js';
-import { encodeFeedCursor, eventJson, laterOf, ORIGIN, RECHECK_MS, refuseExpired, type FeedWaker } from './feed.js';
+import { encodeFeedCursor, eventJson, laterOf, ORIGIN, RECHECK_MS, refuseBeyondHead, refuseExpired, type FeedWaker } from './feed.js';
 import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
 import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 
@@ -15,7 +15,9 @@ export interface StreamTiming {
   maxBufferedBytes: number;
 }
 
-export const STREAM_TIMING: StreamTiming = { pingMs: 15_000, recheckMs: 5_000, maxBufferedBytes: 1024 * 1024 };
+// Credentials are re-checked every second: the bound on how long another process's stream of a revoked token or an
+// ended session goes on (in the process that revoked it, recheckOwner ends them at once).
+export const STREAM_TIMING: StreamTiming = { pingMs: 15_000, recheckMs: 1_000, maxBufferedBytes: 1024 * 1024 };
 
 /** The shared reader reads this many events per statement; a catching-up stream reads fewer, waiting for its client in between. */
 const LIVE_PAGE = 1000;
@@ -39,6 +41,11 @@ const matches = (f: FeedFilter, row: FeedRow): boolean =>
   (f.collections === null || f.collections.includes(row.collection)) && (f.topics === null || f.topics.includes(row.topic));
 /** One event as an SSE frame; its JSON has no line breaks (stored payloads are compact JSON). */
 const frameOf = (row: FeedRow): Buffer => Buffer.from(`id: ${encodeFeedCursor(row)}\nevent: ${row.topic}\ndata: ${eventJson(row)}\n\n`);
+/** The frames of a read's events, and all of them as one buffer. */
+function framesOf(rows: readonly FeedRow[]): [Buffer[], Buffer] {
+  const frames = rows.map(frameOf);
+  return [frames, frames.length === 1 ? frames[0]! : Buffer.concat(frames)];
+}
 const PING = Buffer.from(': ping\n\n');
 
 class FeedStream {
@@ -65,9 +72,21 @@ class FeedStream {
     }
   }
 
-  send(row: FeedRow, frame: Buffer): void {
-    this.position = row;
-    if (matches(this.req.filter, row)) this.write(frame);
+  /**
+   * Hands over the events of one read that are after this stream's position and match its filters, in one write:
+   * `all` (the read's frames together, shared by every stream) when it takes every one. One write per read rather
+   * than per event: a burst of k events costs each stream one chunk instead of k.
+   */
+  send(rows: readonly FeedRow[], frames: readonly Buffer[], all: Buffer): void {
+    const taken: Buffer[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      if (!before(this.position, row)) continue;
+      this.position = row;
+      if (matches(this.req.filter, row)) taken.push(frames[i]!);
+    }
+    if (taken.length === 0) return;
+    this.write(taken.length === rows.length ? all : Buffer.concat(taken));
   }
 
   /** An error after the stream started: `event: error` with the problem, then the end (SPEC §7). */
@@ -139,7 +158,9 @@ export class FeedFanout {
   /** Refuses a stream beyond SVC_STREAMS_PER_TOKEN for its owner, before anything is written. */
   admit(owner: string): void {
     if ((this.perOwner.get(owner) ?? 0) >= this.ctx.config.streamsPerToken) {
-      throw new AppError('rate_limited', `At most ${this.ctx.config.streamsPerToken} event streams per token in one process; close one first.`);
+      throw new AppError('rate_limited', `At most ${this.ctx.config.streamsPerToken} event streams per token in one process; close one first.`, {
+        headers: { 'retry-after': String(Math.ceil(this.timing.recheckMs / 1000)) },
+      });
     }
     if (this.closing.aborted) throw new AppError('unavailable', 'This process is shutting down; try again.');
   }
@@ -154,6 +175,8 @@ export class FeedFanout {
     try {
       // Joined before the headers go out: an event committed once the client sees the answer is in its stream.
       stream.position = req.start !== 'now' ? req.start : this.running ? this.position : await this.head();
+      // A made-up position beyond the head would skip every event up to it (the pull feed refuses it alike).
+      if (req.start !== 'now') refuseBeyondHead(req.start, await this.head(), 'Last-Event-ID');
       const joined = req.start === 'now' && this.join(stream, true);
       this.writeHead(stream);
       if (!joined) await this.catchUp(stream, req.start === 'now');
@@ -190,7 +213,7 @@ export class FeedFanout {
       await refuseExpired(this.ctx, stream.position);
       const after = stream.position;
       const { rows, head } = await readFeed(db, caps, { after, filter: stream.req.filter, limit: CATCH_UP_PAGE });
-      for (const row of rows) stream.send(row, frameOf(row));
+      stream.send(rows, ...framesOf(rows));
       caughtUp = rows.length < CATCH_UP_PAGE;
       stream.position = caughtUp ? laterOf(head, stream.position) : rows[rows.length - 1]!;
       await stream.drained();
@@ -243,9 +266,10 @@ export class FeedFanout {
     const { db, caps } = this.ctx.database;
     for (;;) {
       const { rows, head } = await readFeed(db, caps, { after: this.position, filter: { collections: null, topics: null, operational: true }, limit: LIVE_PAGE });
-      for (const row of rows) {
-        const frame = frameOf(row);
-        for (const stream of this.live) if (before(stream.position, row)) stream.send(row, frame);
+      if (rows.length > 0) {
+        // Each event's frame is made once, and the read's frames joined once, for every stream.
+        const [frames, all] = framesOf(rows);
+        for (const stream of this.live) stream.send(rows, frames, all);
       }
       this.position = rows.length === LIVE_PAGE ? rows[rows.length - 1]! : laterOf(head, this.position);
       if (rows.length < LIVE_PAGE || this.live.size === 0) return;
@@ -266,13 +290,24 @@ export class FeedFanout {
     try {
       const byOwner = new Map<string, FeedStream[]>();
       for (const s of this.streams) byOwner.set(s.req.owner, [...(byOwner.get(s.req.owner) ?? []), s]);
-      for (const streams of byOwner.values()) {
-        const err = await streams[0]!.req.recheck().catch(() => null);
-        if (err) for (const s of streams) s.fail(err);
-      }
+      for (const streams of byOwner.values()) await this.recheckStreams(streams);
     } finally {
       this.rechecking = false;
     }
+  }
+
+  /**
+   * Checks one owner's credential now, after it was revoked in this process (a token deleted, a session ended): its
+   * streams end before anything committed later reaches them.
+   */
+  async recheckOwner(owner: string): Promise<void> {
+    await this.recheckStreams([...this.streams].filter((s) => s.req.owner === owner));
+  }
+
+  private async recheckStreams(streams: readonly FeedStream[]): Promise<void> {
+    if (streams.length === 0) return;
+    const err = await streams[0]!.req.recheck().catch(() => null);
+    if (err) for (const s of streams) s.fail(err);
   }
 
   private forget(stream: FeedStream): void {

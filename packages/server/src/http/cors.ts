@@ -6,7 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * A disallowed origin gets no CORS header at all, so the browser refuses to hand it the answer.
  */
 const ALLOW_METHODS = 'GET, HEAD, POST, PATCH, DELETE';
-const ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, Idempotency-Key, X-Request-ID';
+// Last-Event-ID: a browser resumes the event stream with it, through fetch (SPEC §7).
+const ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, Idempotency-Key, Last-Event-ID, X-Request-ID';
 const EXPOSE_HEADERS = 'X-Request-ID, ETag, Retry-After, WWW-Authenticate, Idempotent-Replayed';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 

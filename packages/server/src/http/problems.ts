@@ -27,7 +27,8 @@ function issueToField(issue: AjvIssue, context: string): FieldError {
     const allowed = issue.params.allowedValues ?? issue.params.allowedValue;
     message = allowed !== undefined ? `must be one of ${JSON.stringify(allowed)}` : 'is not one of the accepted values';
   }
-  if (context !== 'body') path = path.replace(/^\//, '').replace(/~1/g, '/').replace(/~0/g, '~') || context;
+  // A query parameter or header is named as such (SPEC §2): `topic`, not `topic/0` for the first of a repeated one.
+  if (context !== 'body') path = path.replace(/^\//, '').split('/')[0]!.replace(/~1/g, '/').replace(/~0/g, '~') || context;
   return { path: path === '' ? '/' : path, message };
 }
 

@@ -24,7 +24,9 @@ export function installResponseCheck(app: FastifyInstance, violations: string[])
 
   app.addHook('onSend', async (request, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
-    if (!type.includes('json') || typeof payload !== 'string' || payload === '') return payload;
+    // A page answered as bytes (the event feed) is checked like text.
+    const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : payload;
+    if (!type.includes('json') || typeof text !== 'string' || text === '') return payload;
     const status = reply.statusCode;
     const responses = (request.routeOptions.schema?.response ?? null) as Record<string, object> | null;
     const where = `${request.method} ${request.routeOptions.url ?? request.url} → ${status}`;
@@ -40,7 +42,7 @@ export function installResponseCheck(app: FastifyInstance, violations: string[])
     } else if (type.includes('problem+json')) schema = Problem;
     else return payload;
     const validate = validatorFor(schema);
-    if (!validate(JSON.parse(payload))) violations.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(JSON.parse(text))) violations.push(`${where}: ${ajv.errorsText(validate.errors)}`);
     return payload;
   });
 }

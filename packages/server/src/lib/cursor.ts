@@ -12,7 +12,9 @@ export function decodeCursor(raw: string | undefined, shape: RegExp, parameter =
   let after: unknown;
   try {
     if (!/^[A-Za-z0-9_-]{1,400}$/.test(raw)) throw new Error('not base64url');
-    after = (JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { after?: unknown }).after;
+    const parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { after?: unknown } | null;
+    // Exactly what encodeCursor writes: a member more is not a cursor of ours.
+    after = parsed !== null && typeof parsed === 'object' && Object.keys(parsed).length === 1 ? parsed.after : undefined;
   } catch {
     after = undefined;
   }
@@ -25,8 +27,8 @@ export function decodeCursor(raw: string | undefined, shape: RegExp, parameter =
 /** The bytes an item takes in a list answer that is serialized from objects (not spliced from stored text). */
 export const jsonBytes = (item: unknown): number => Buffer.byteLength(JSON.stringify(item));
 
-const FRAME_OPEN = '{"items":[';
-const FRAME_CLOSE = '],"nextCursor":';
+export const FRAME_OPEN = '{"items":[';
+export const FRAME_CLOSE = '],"nextCursor":';
 /** The longest cursor decodeCursor takes (keys are ids and names, far shorter), with its quotes. */
 const CURSOR_MAX_BYTES = 402;
 

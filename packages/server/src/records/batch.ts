@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { Enqueued } from '../webhooks/queue/enqueue.js';
 import type { Outbox } from '../webhooks/outbox.js';
-import { checkData, createInTransaction, patchInTransaction, removeInTransaction, writeOnce, type Replayable } from './changes.js';
+import { checkData, createManyInTransaction, patchInTransaction, removeInTransaction, writeOnce, type Replayable } from './changes.js';
 import { findCollection, type Collection } from './collections-store.js';
 import type { RecordJson } from './record-json.js';
 
@@ -78,31 +78,46 @@ export async function runBatch(
   idempotencyKey: string | undefined,
 ): Promise<Replayable<BatchResult[]>> {
   const collections = await authorizeAll(ctx, (c) => caller.authorize(c), operations);
-  const requestHash = sha256Hex(`batch\0${JSON.stringify(operations)}`);
-  const idempotency = idempotencyKey === undefined ? undefined : { tokenId: caller.tokenId, key: idempotencyKey, requestHash };
+  // Hashed only under a key: the hash is of the whole body, and most batches carry none.
+  const idempotency = idempotencyKey === undefined ? undefined : { tokenId: caller.tokenId, key: idempotencyKey, requestHash: sha256Hex(`batch\0${JSON.stringify(operations)}`) };
   return writeOnce<BatchResult[]>(ctx, outbox, idempotency, async (trx, now) => {
     const results: BatchResult[] = [];
     const jobs: Array<Enqueued | null> = [];
+    // Consecutive creates are written together, before the next operation that reads what came before it (a PATCH
+    // or DELETE) and at the end. A create cannot fail once its data checks, so the first failing operation is still
+    // the one reported, with every operation before it done.
+    let creates: Array<{ collection: Collection; data: Record<string, unknown> }> = [];
+    const writeCreates = async () => {
+      if (creates.length === 0) return;
+      for (const written of await createManyInTransaction(trx, outbox, creates, now)) {
+        jobs.push(written.jobs);
+        results.push({ status: 201, record: written.record });
+      }
+      creates = [];
+    };
     for (const [i, op] of operations.entries()) {
       const collection = collections[i]!;
       try {
         checkShape(op);
+        if (op.method !== 'DELETE') checkData(collection, op.data!, op.method === 'PATCH');
+        if (op.method === 'POST') {
+          creates.push({ collection, data: op.data! });
+          continue;
+        }
+        await writeCreates();
         if (op.method === 'DELETE') {
           jobs.push(await removeInTransaction(trx, outbox, collection, { id: op.id!, ifMatch: op.ifMatch ?? null }, now));
           results.push({ status: 204 });
-          continue;
+        } else {
+          const written = await patchInTransaction(trx, outbox, collection, { id: op.id!, data: op.data!, ifMatch: op.ifMatch ?? null }, now);
+          jobs.push(written.jobs);
+          results.push({ status: 200, record: written.record });
         }
-        checkData(collection, op.data!, op.method === 'PATCH');
-        const written =
-          op.method === 'POST'
-            ? await createInTransaction(trx, outbox, collection, op.data!, now)
-            : await patchInTransaction(trx, outbox, collection, { id: op.id!, data: op.data!, ifMatch: op.ifMatch ?? null }, now);
-        jobs.push(written.jobs);
-        results.push({ status: op.method === 'POST' ? 201 : 200, record: written.record });
       } catch (err) {
         throw asBatchError(err, i);
       }
     }
+    await writeCreates();
     return { status: 200, value: results, jobs };
   });
 }

@@ -12,7 +12,7 @@ import { validateData } from './fields.js';
 import { findIdempotent, saveIdempotent } from './idempotency-store.js';
 import { judged } from './subscription-filter.js';
 import { recordJson, type RecordJson } from './record-json.js';
-import { deleteRecord, findRecord, insertRecord, updateRecord, type StoredRecord } from './records-store.js';
+import { deleteRecord, findRecord, insertRecords, updateRecord, type StoredRecord } from './records-store.js';
 
 /**
  * Every record write goes through here: the row, its event and the delivery jobs commit in one transaction
@@ -35,11 +35,25 @@ export interface Written {
 
 /** Inserts a validated record with its event and jobs. */
 export async function createInTransaction(trx: Kysely<Tables>, outbox: Outbox, collection: Collection, data: Record<string, unknown>, now: number): Promise<Written> {
-  const record: StoredRecord = { id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now };
-  await insertRecord(trx, record);
-  const json = recordJson(record);
-  const event = judged(collection, { topic: 'record.created' as const, collection: collection.name, recordId: record.id, payload: { record: json, occurredAt: iso(now) } });
-  return { record: json, jobs: await outbox.enqueue(trx, event, now) };
+  return (await createManyInTransaction(trx, outbox, [{ collection, data }], now))[0]!;
+}
+
+/** Validated records of consecutive creates (a batch's), with their events and jobs: one insert per table for all. */
+export async function createManyInTransaction(
+  trx: Kysely<Tables>,
+  outbox: Outbox,
+  creates: ReadonlyArray<{ collection: Collection; data: Record<string, unknown> }>,
+  now: number,
+): Promise<Written[]> {
+  const records = creates.map(({ collection, data }): StoredRecord => ({ id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now }));
+  await insertRecords(trx, records);
+  const json = records.map(recordJson);
+  const occurredAt = iso(now);
+  const events = creates.map(({ collection }, i) =>
+    judged(collection, { topic: 'record.created' as const, collection: collection.name, recordId: records[i]!.id, payload: { record: json[i]!, occurredAt } }),
+  );
+  const jobs = await outbox.enqueueMany(trx, events, now);
+  return json.map((record, i) => ({ record, jobs: jobs[i]! }));
 }
 
 const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

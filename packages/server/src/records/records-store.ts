@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { sqlOnce } from '../db/compiled.js';
+import { insertRows, sqlOnce } from '../db/compiled.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
 
 export interface StoredRecord {
@@ -55,11 +55,10 @@ export async function findRecord(db: Kysely<Tables>, collection: string, id: str
   return row ? toRecord(row) : null;
 }
 
-export async function insertRecord(db: Kysely<Tables>, r: StoredRecord): Promise<void> {
-  await db
-    .insertInto('records')
-    .values({ id: r.id, collection: r.collection, version: r.version, data: JSON.stringify(r.data), created_at: r.createdAt, updated_at: r.updatedAt })
-    .execute();
+/** New records, one insert statement for all of them (up to ROWS_PER_INSERT). */
+export async function insertRecords(db: Kysely<Tables>, records: readonly StoredRecord[]): Promise<void> {
+  const spec = { name: 'records-insert', table: 'records', columns: ['id', 'collection', 'version', 'data', 'created_at', 'updated_at'] } as const;
+  await insertRows(db, spec, records.map((r) => [r.id, r.collection, r.version, JSON.stringify(r.data), r.createdAt, r.updatedAt]));
 }
 
 /** Optimistic: applies only if the row is still at `expectedVersion`. */

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/connect.js';
 import type { Tables } from '../db/tables.js';
 import type { EventInput } from './envelope.js';
-import { enqueue, type Enqueued, type JobHandoff } from './queue/enqueue.js';
+import { enqueue, enqueueMany, type Enqueued, type JobHandoff } from './queue/enqueue.js';
 import { subscribedTargets, type TargetRow } from './targets-store.js';
 
 /**
@@ -13,6 +13,8 @@ import { subscribedTargets, type TargetRow } from './targets-store.js';
  */
 export interface Outbox {
   enqueue(trx: Kysely<Tables>, event: EventInput, now: number, onlyTargetId?: string): Promise<Enqueued>;
+  /** `enqueue` of several events in order, written together (a batch's creates). */
+  enqueueMany(trx: Kysely<Tables>, events: readonly EventInput[], now: number): Promise<Enqueued[]>;
   /**
    * After the commit: hand the local worker its jobs, and wake workers (here and elsewhere) for the pending ones.
    * A transaction of several writes (a batch) passes all it enqueued at once: one wake-up for all of them.
@@ -33,6 +35,7 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
   };
   return {
     enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx) }),
+    enqueueMany: (trx, events, now) => enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx) }),
     async committed(given) {
       const all = (Array.isArray(given) ? given : [given]).filter((e): e is Enqueued => e !== null);
       if (all.length === 0) return;

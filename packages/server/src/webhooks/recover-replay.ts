@@ -84,7 +84,7 @@ export async function replayTarget(
         const event = await judge(trx, { topic: e.topic as Topic, collection: e.collection, recordId: e.record_id, payload: JSON.parse(e.payload ?? '{}') as Record<string, unknown> });
         if (subscriptionMatches(target, event)) wanted.push(e);
       }
-      const created = await replayEvents(trx, { now: ctx.clock.now(), webhookId: target.id, eventIds: wanted.map((e) => e.id) });
+      const created = await replayEvents(trx, ctx.database.caps, { now: ctx.clock.now(), webhookId: target.id, ordered: target.ordering === 'record', eventIds: wanted.map((e) => e.id) });
       return { created: created.length, last: events.at(-1)?.id ?? null, full: events.length === BATCH };
     });
     jobs += page.created;

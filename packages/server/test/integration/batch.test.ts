@@ -56,6 +56,25 @@ describe.each(DIALECTS)('POST /api/v1/batch (%s)', (dialect) => {
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/collections/issues/records/${b.id}`, headers: auth })).statusCode).toBe(404);
   });
 
+  it('creates around an update keep the operations\' order in the feed, at consecutive positions', async () => {
+    const a = await create('issues', { title: 'a' });
+    const res = await batch([
+      { method: 'POST', collection: 'issues', data: { title: 'b' } },
+      { method: 'POST', collection: 'notes', data: { body: 'c' } },
+      { method: 'PATCH', collection: 'issues', id: a.id, data: { points: 1 } },
+      { method: 'POST', collection: 'issues', data: { title: 'd' } },
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    const ids = res.json().results.map((r: { record: { id: string } }) => r.record.id);
+    expect(ids[2]).toBe(a.id);
+    const feed = await t.ctx.database.db.selectFrom('events').select(['record_id', 'position']).orderBy('tx').orderBy('position').execute();
+    expect(feed.slice(1).map((e) => e.record_id)).toEqual(ids);
+    const positions = feed.map((e) => Number(e.position));
+    expect(positions.slice(1)).toEqual([1, 2, 3, 4].map((k) => positions[0]! + k));
+    const jobs = await t.ctx.database.db.selectFrom('delivery_jobs').innerJoin('events', 'events.id', 'delivery_jobs.event_id').select('events.record_id').execute();
+    expect(jobs.map((j) => j.record_id).sort()).toEqual([a.id, ...ids].sort());
+  });
+
   it('a failure at operation 57 of 60 leaves no record, event or job', async () => {
     const before = [await count('records'), await count('events'), await count('delivery_jobs')];
     const ops: unknown[] = Array.from({ length: 60 }, (_, i) => ({ method: 'POST', collection: 'issues', data: { title: `t${i}` } }));

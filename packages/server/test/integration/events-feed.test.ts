@@ -87,8 +87,30 @@ describe.each(DIALECTS)('GET /api/v1/events (%s)', (dialect) => {
     const seen = await feed('', notesOnly);
     expect(seen.body.items.map((e: any) => e.collection)).toEqual(['notes']);
     expect((await feed('?collection=issues', notesOnly)).status).toBe(403);
+    // A collection that does not exist is 403 for a token of every collection too (SPEC §3).
+    expect((await feed('?collection=nope')).status).toBe(403);
+    expect((await feed('?collection=notes&collection=nope')).status).toBe(403);
+    expect((await feed('?collection=notes')).status).toBe(200);
     const res = await rig.app.inject({ method: 'GET', url: '/api/v1/events' });
     expect(res.statusCode).toBe(401);
+  });
+
+  it('refuses a cursor it did not issue: beyond the head, negative, or with a member more', async () => {
+    cachedToken = null;
+    rig = await createDeliveryRig(dialect, {}, { startWorker: false });
+    const empty = await feed('');
+    expect(empty.status).toBe(200);
+    expect((await feed(`?after=${empty.body.nextCursor}`)).status).toBe(200); // an empty feed's head
+    await rig.createRecord({ title: 'a' });
+    const head = (await feed('')).body.nextCursor as string;
+    expect((await feed(`?after=${head}`)).status).toBe(200);
+    const [tx, position] = (JSON.parse(Buffer.from(head, 'base64url').toString()).after as string).split('.').map(Number) as [number, number];
+    const cursor = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const forged of [{ after: `${tx}.${position + 1}` }, { after: `${tx + 1}.0` }, { after: '0.-5' }, { after: '-2.-1' }, { after: `${tx}.${position}`, x: 1 }]) {
+      const res = await feed(`?after=${cursor(forged)}`);
+      expect(res.status, JSON.stringify(forged)).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_query', errors: [{ path: 'after' }] });
+    }
   });
 
   it('wait= long-polls until a matching event commits', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeFeedCursor, feedPage, FeedWaker } from '../../src/events/feed.js';
+import { FeedReadAhead } from '../../src/events/feed-read-ahead.js';
 import { createOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DIALECTS } from '../helpers/db.js';
@@ -51,13 +52,15 @@ describe.each(DIALECTS)('the feed under concurrent writers (%s)', (dialect) => {
     };
 
     const seen: string[] = [];
-    const reader = async () => {
+    // A second reader takes full pages read ahead (events/feed-read-ahead.ts) whenever it can: the same promise holds.
+    const seenAhead: string[] = [];
+    const readAhead = { pages: new FeedReadAhead(), whenSent: (start: () => void) => start() };
+    const reader = async (seen: string[], ahead: boolean) => {
       let cursor: string | undefined;
       const waker = new FeedWaker(ctx);
       const pass = async () => {
-        const page = JSON.parse(
-          await feedPage(ctx, { after: decodeFeedCursor(cursor), filter: { collections: null, topics: null }, limit: 7, waitMs: 0, maxBytes: 1 << 20, signal: new AbortController().signal, waker }),
-        ) as { items: Array<{ id: string }>; nextCursor: string };
+        const req = { after: decodeFeedCursor(cursor), filter: { collections: null, topics: null }, limit: 7, waitMs: 0, maxBytes: 1 << 20, signal: new AbortController().signal, waker };
+        const page = JSON.parse((await feedPage(ctx, ahead ? { ...req, readAhead } : req)).toString('utf8')) as { items: Array<{ id: string }>; nextCursor: string };
         seen.push(...page.items.map((e) => e.id));
         cursor = page.nextCursor;
         return page.items.length;
@@ -68,7 +71,7 @@ describe.each(DIALECTS)('the feed under concurrent writers (%s)', (dialect) => {
       await waker.close();
     };
 
-    const reading = reader();
+    const reading = Promise.all([reader(seen, false), reader(seenAhead, true)]);
     await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
     writing = false;
     await reading;
@@ -77,6 +80,7 @@ describe.each(DIALECTS)('the feed under concurrent writers (%s)', (dialect) => {
     expect(rolledBack.size).toBeGreaterThan(0);
     expect(new Set(seen).size).toBe(seen.length);
     expect([...seen].sort()).toEqual([...committed].sort());
+    expect(seenAhead).toEqual(seen);
     console.log(`[feed-gaps ${dialect}] writers=${WRITERS} committed=${committed.size} rolled back=${rolledBack.size} seen=${seen.length} duplicates=${seen.length - new Set(seen).size} missed=${[...committed].filter((id) => !seen.includes(id)).length}`);
   });
 });

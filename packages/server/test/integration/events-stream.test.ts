@@ -79,6 +79,41 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
     expect(forged.status).toBe(400);
   });
 
+  it('the events of one transaction reach each stream together, a filtered stream only its own, in feed order', async () => {
+    await start();
+    const token = await reader();
+    const all = await stream(token);
+    const notes = await stream(token, '?collection=notes');
+    const updates = await stream(token, '?topic=record.updated');
+    const a = await write('issues', 'a');
+    // One commit: the shared reader gets these four events in one read, and each stream takes its part of it.
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/batch',
+      headers: writer,
+      payload: {
+        operations: [
+          { method: 'POST', collection: 'notes', data: { title: 'n1' } },
+          { method: 'PATCH', collection: 'issues', id: a, data: { title: 'a2' }, ifMatch: 1 },
+          { method: 'POST', collection: 'issues', data: { title: 'b' } },
+          { method: 'POST', collection: 'notes', data: { title: 'n2' } },
+        ],
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const [n1, , b, n2] = res.json().results.map((r: { record: { id: string } }) => r.record.id);
+    await waitFor(() => all.events().length === 5 && notes.events().length === 2 && updates.events().length === 1, 'the batch on every stream');
+    expect(ids(all)).toEqual([a, n1, a, b, n2]);
+    expect(ids(notes)).toEqual([n1, n2]);
+    expect(ids(updates)).toEqual([a]);
+    // Each frame is whole and its id resumes right after it.
+    const third = all.events()[2]!;
+    const rest = (await t.app.inject({ method: 'GET', url: `/api/v1/events?after=${third.id}`, headers: { authorization: `Bearer ${token}` } })).json();
+    expect(rest.items.map((e: { recordId: string }) => e.recordId)).toEqual([b, n2]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect([all, notes, updates].map((c) => c.events().length)).toEqual([5, 2, 1]);
+  });
+
   it('replays what was missed from Last-Event-ID (which wins over after), then goes on live', async () => {
     await start();
     const token = await reader();
@@ -137,6 +172,7 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
     const third = await stream(token);
     expect(third.status).toBe(429);
     expect(JSON.parse(third.body).code).toBe('rate_limited');
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await stream(await reader())).status).toBe(200);
     one.close();
     await waitFor(async () => {
@@ -161,6 +197,13 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
     expect(error.event).toBe('error');
     expect(JSON.parse(error.data!)).toMatchObject({ code: 'cursor_expired', status: 410 });
 
+    // A position beyond the head was never handed out: refused, not a stream that skips every event up to it.
+    const madeUp = Buffer.from(JSON.stringify({ after: `${tx}.${Number(position) + 1000}` })).toString('base64url');
+    const beyond = await stream(token, '', { 'last-event-id': madeUp });
+    await beyond.ended;
+    expect(beyond.events().at(-1)).toMatchObject({ event: 'error' });
+    expect(JSON.parse(beyond.events().at(-1)!.data!)).toMatchObject({ code: 'invalid_query' });
+
     const created = (await t.app.inject({ method: 'POST', url: '/admin/v1/tokens', headers: t.admin.headers, payload: { name: 'r', scopes: ['events:read'], collections: null } })).json();
     const revoked = await stream(created.token);
     expect(revoked.status).toBe(200);
@@ -168,6 +211,31 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
     await revoked.ended;
     expect(revoked.events().at(-1)).toMatchObject({ event: 'error' });
     expect(JSON.parse(revoked.events().at(-1)!.data!).code).toBe('unauthorized');
+  });
+
+  it('a token revoked (or a session logged out) in this process ends its streams at once, before any later event', async () => {
+    // Re-checks every minute only: what ends these streams is the revocation itself.
+    t = await createTestApp(dialect, {}, { streamTiming: { ...FAST, recheckMs: 60_000 } });
+    await t.collection('issues', [{ name: 'title', type: 'text' }]);
+    writer = { authorization: `Bearer ${await t.token(['records:read', 'records:write'])}` };
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const created = (await t.app.inject({ method: 'POST', url: '/admin/v1/tokens', headers: t.admin.headers, payload: { name: 'r', scopes: ['events:read'], collections: null } })).json();
+    const revoked = await stream(created.token);
+    const before = await write('issues', 'before');
+    await waitFor(() => ids(revoked).includes(before), 'the first event');
+    expect((await t.app.inject({ method: 'DELETE', url: `/admin/v1/tokens/${created.id}`, headers: t.admin.headers })).statusCode).toBe(204);
+    const after = await write('issues', 'after');
+    await revoked.ended;
+    expect(ids(revoked)).not.toContain(after);
+    expect(revoked.events().at(-1)).toMatchObject({ event: 'error' });
+    expect(JSON.parse(revoked.events().at(-1)!.data!).code).toBe('unauthorized');
+
+    const admin = await openSse(`${base}/admin/v1/events/stream`, t.admin.headers);
+    clients.push(admin);
+    expect(admin.status).toBe(200);
+    expect((await t.app.inject({ method: 'DELETE', url: '/admin/v1/session', headers: t.admin.headers })).statusCode).toBe(204);
+    await admin.ended;
+    expect(JSON.parse(admin.events().at(-1)!.data!).code).toBe('unauthorized');
   });
 
   it('a client that stops reading is cut off once 1 MiB waits for it', async () => {

@@ -32,6 +32,16 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
     it.each(['/api/v1/%ff', '/api/v1/collections/%E0%A4%A/records', '/admin/v1/collections/%zz'])('bad percent-encoding %s: 400 bad_request', async (url) => {
       expectProblem(await t.app.inject({ method: 'GET', url, headers: auth }), 400, 'bad_request');
     });
+    it.each([`${'/api/v1/collections/issues/records'}?filter=title%20~%20'%ZZ'`, '/api/v1/collections/issues/records?sort=title%', '/api/v1/events?topic=%C3', '/admin/v1/deliveries?webhookId=%E0%A4%A'])(
+      'bad percent-encoding in the query string %s: 400 bad_request',
+      async (url) => {
+        expectProblem(await t.app.inject({ method: 'GET', url, headers: url.startsWith('/admin') ? t.admin.headers : auth }), 400, 'bad_request');
+      },
+    );
+    it('a repeatable query parameter is named by its name in errors[].path', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/events?topic=record.created&topic=bogus', headers: { authorization: `Bearer ${await t.token(['events:read'])}` } });
+      expect(expectProblem(res, 400, 'invalid_query').errors).toEqual([expect.objectContaining({ path: 'topic' })]);
+    });
     it('an over-long path parameter: 414 uri_too_long', async () => {
       expectProblem(await t.app.inject({ method: 'GET', url: `/api/v1/collections/${'a'.repeat(300)}/records`, headers: auth }), 414, 'uri_too_long');
       expectProblem(await t.app.inject({ method: 'GET', url: `/admin/v1/webhooks/${'w'.repeat(5000)}`, headers: t.admin.headers }), 414, 'uri_too_long');
@@ -157,7 +167,7 @@ describe('CORS for the public API (SVC_CORS_ORIGINS)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(allowed);
     expect(String(res.headers['access-control-allow-methods'])).toContain('PATCH');
     const headers = String(res.headers['access-control-allow-headers']).toLowerCase();
-    for (const h of ['authorization', 'content-type', 'if-match', 'idempotency-key']) expect(headers).toContain(h);
+    for (const h of ['authorization', 'content-type', 'if-match', 'idempotency-key', 'last-event-id']) expect(headers).toContain(h);
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     expect(String(res.headers.vary)).toMatch(/origin/i);
   });

@@ -54,6 +54,7 @@ async function startReceiver(secret: () => string) {
     req.on('end', async () => {
       try {
         const envelope = await verifyDelivery({ secret: secret(), headers: req.headers as Record<string, string>, rawBody: Buffer.concat(chunks) });
+        expect(req.headers['user-agent']).toBe('svc-webhooks/1');
         received.push({ delivery: String(req.headers['svc-delivery']), eventId: (envelope.payload as { eventId: string }).eventId, topic: envelope.topic });
         res.writeHead(200).end();
       } catch (err) {

@@ -7,8 +7,13 @@ import * as m002 from '../../src/db/migrations/002_claim_index.js';
 import * as m003 from '../../src/db/migrations/003_lean_jobs.js';
 import * as m004 from '../../src/db/migrations/004_job_constraints.js';
 import * as m005 from '../../src/db/migrations/005_event_feed.js';
+import * as m006 from '../../src/db/migrations/006_subscriptions.js';
+import * as m007 from '../../src/db/migrations/007_operations.js';
+import * as m008 from '../../src/db/migrations/008_attempt_diagnostics.js';
+import * as m009 from '../../src/db/migrations/009_record_queries.js';
+import { fieldIndexName } from '../../src/records/query/field-index-store.js';
 import { claim } from '../../src/webhooks/queue/claim.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../helpers/db.js';
 
 /** The envelope exactly as svc wrote it into every job row before migration 003. */
 const oldEnvelope = (id: string, recordId: string, payload: unknown) =>
@@ -27,7 +32,8 @@ async function migrateOnly(database: Database, migrations: Record<string, Migrat
   expect(error).toBeUndefined();
 }
 
-describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (dialect) => {
+/** A new database per test, migrated by the test itself, closed and dropped after it. */
+function freshDatabases(): { open(dialect: Dialect): Promise<Database> } {
   let testDb: TestDatabase | null = null;
   let database: Database | null = null;
   afterEach(async () => {
@@ -36,10 +42,20 @@ describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (d
     database = null;
     testDb = null;
   });
+  return {
+    async open(dialect) {
+      testDb = await createTestDatabase(dialect);
+      database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+      return database;
+    },
+  };
+}
+
+describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (dialect) => {
+  const fresh = freshDatabases();
 
   it('moves each payload to its event byte for byte, so pending jobs send what they would have sent', async () => {
-    testDb = await createTestDatabase(dialect);
-    database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+    const database = await fresh.open(dialect);
     const db = database.db;
     const before: Record<string, Migration> = { '001_initial': m001, '002_claim_index': m002 };
     await migrateOnly(database, before);
@@ -80,18 +96,10 @@ describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (d
 });
 
 describe.each(DIALECTS)('migration 004: soft-deleted targets, a foreign key and a state check on jobs (%s)', (dialect) => {
-  let testDb: TestDatabase | null = null;
-  let database: Database | null = null;
-  afterEach(async () => {
-    await database?.close();
-    await testDb?.drop();
-    database = null;
-    testDb = null;
-  });
+  const fresh = freshDatabases();
 
   it('keeps every job and attempt, gives orphaned jobs a tombstone target, then enforces both constraints', async () => {
-    testDb = await createTestDatabase(dialect);
-    database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+    const database = await fresh.open(dialect);
     const db = database.db;
     const before: Record<string, Migration> = { '001_initial': m001, '002_claim_index': m002, '003_lean_jobs': m003 };
     await migrateOnly(database, before);
@@ -138,18 +146,10 @@ describe.each(DIALECTS)('migration 004: soft-deleted targets, a foreign key and 
 });
 
 describe.each(DIALECTS)('migration 008: attempts name their target and keep diagnostics (%s)', (dialect) => {
-  let testDb: TestDatabase | null = null;
-  let database: Database | null = null;
-  afterEach(async () => {
-    await database?.close();
-    await testDb?.drop();
-    database = null;
-    testDb = null;
-  });
+  const fresh = freshDatabases();
 
   it('fills webhook_id of existing attempts from their jobs; their diagnostics stay null', async () => {
-    testDb = await createTestDatabase(dialect);
-    database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+    const database = await fresh.open(dialect);
     const db = database.db;
     await migrateOnly(database, { '001_initial': m001, '002_claim_index': m002, '003_lean_jobs': m003, '004_job_constraints': m004, '005_event_feed': m005 });
     const now = Date.now();
@@ -166,5 +166,30 @@ describe.each(DIALECTS)('migration 008: attempts name their target and keep diag
     expect(await db.selectFrom('delivery_attempts').select(['job_id', 'webhook_id', 'remote_address', 'dns_ms', 'connect_ms', 'tls_ms', 'first_byte_ms']).execute()).toEqual([
       { job_id: 'del_1', webhook_id: 'wh_a', remote_address: null, dns_ms: null, connect_ms: null, tls_ms: null, first_byte_ms: null },
     ]);
+  });
+});
+
+describe('migration 010: statistics for the text fields indexed before it (postgres)', () => {
+  const fresh = freshDatabases();
+
+  it.runIf(DIALECTS.includes('postgres'))('gives each text field index its statistics object, and none to a numeric one', async () => {
+    const database = await fresh.open('postgres');
+    const db = database.db;
+    const q = database.caps.query;
+    await migrateOnly(database, {
+      '001_initial': m001, '002_claim_index': m002, '003_lean_jobs': m003, '004_job_constraints': m004, '005_event_feed': m005,
+      '006_subscriptions': m006, '007_operations': m007, '008_attempt_diagnostics': m008, '009_record_queries': m009,
+    });
+    const now = Date.now();
+    await sql`insert into collections (name, fields, created_at, updated_at) values ('issues', '[]', ${now}, ${now})`.execute(db);
+    // The indexes as svc built them before 010: index only.
+    await sql.raw(q.createIndex(fieldIndexName('issues', 'status'), 'issues', q.field('status', 'text'))).execute(db);
+    await sql.raw(q.createIndex(fieldIndexName('issues', 'priority'), 'issues', q.field('priority', 'integer'))).execute(db);
+
+    expect(await migrateToLatest(database)).toContain('010_field_statistics');
+
+    const stats = await sql<{ name: string; definition: string }>`select stxname as name, pg_get_statisticsobjdef(oid) as definition from pg_statistic_ext`.execute(db);
+    expect(stats.rows.map((r) => r.name)).toEqual([`${fieldIndexName('issues', 'status')}_stats`]);
+    expect(stats.rows[0]!.definition).toContain(`(data::jsonb ->> 'status'::text) COLLATE "C"`);
   });
 });

@@ -48,7 +48,7 @@ describe('OpenAPI documents', () => {
   });
 
   it('capabilities publish the limits in force', async () => {
-    const other = await createTestApp('sqlite', { SVC_BODY_MAX_BYTES: '4096', SVC_WEBHOOK_RETRY_SCHEDULE: '0s,1m,1h', SVC_WEBHOOK_TIMEOUT_MS: '2500', SVC_RETENTION_EVENTS_DAYS: '0.0001' });
+    const other = await createTestApp('sqlite', { SVC_BODY_MAX_BYTES: '4096', SVC_WEBHOOK_RETRY_SCHEDULE: '0s,1m,1h', SVC_WEBHOOK_TIMEOUT_MS: '2500', SVC_RETENTION_EVENTS_DAYS: '0.0001', SVC_STREAMS_PER_TOKEN: '3' });
     try {
       const res = await other.app.inject({ method: 'GET', url: '/api/v1/capabilities' });
       expect(res.statusCode).toBe(200);
@@ -56,7 +56,19 @@ describe('OpenAPI documents', () => {
       expect(caps.apiVersion).toBe('1');
       expect(caps.topics).toEqual(['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead']);
       expect(caps.features).toEqual(expect.arrayContaining(['records', 'webhooks']));
+      // Part II's identifiers, each as SPEC names it.
+      expect(caps.features).toEqual(expect.arrayContaining([
+        'events.feed', 'events.stream', 'records.filter', 'records.sort', 'records.batch', 'webhooks.subscriptions', 'webhooks.ordering',
+        'webhooks.auto-disable', 'webhooks.operational-events', 'webhooks.recover', 'webhooks.replay', 'retention',
+      ]));
       expect(caps.limits).toMatchObject({
+        streamsPerToken: 3,
+        eventsListMaxLimit: 1000,
+        eventsWaitMaxSeconds: 30,
+        filterMaxLength: 2048,
+        filterMaxComparisons: 50,
+        sortMaxKeys: 3,
+        indexedFieldsMax: 16,
         recordsListDefaultLimit: 50,
         recordsListMaxLimit: 500,
         requestBodyMaxBytes: 4096,

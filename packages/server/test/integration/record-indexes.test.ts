@@ -23,12 +23,17 @@ describe.each(DIALECTS)('indexed fields (%s)', (dialect) => {
   const indexExists = async (collection: string, field: string) =>
     (await t.ctx.database.caps.query.indexState(fieldIndexName(collection, field)).execute(t.ctx.database.db)).rows.length > 0;
 
+  // PostgreSQL: the statistics object that goes with a text field's index (none on SQLite, none for other types).
+  const statisticsExist = async (collection: string, field: string) =>
+    dialect !== 'postgres' ||
+    (await sql`select 1 from pg_statistic_ext where stxname = ${`${fieldIndexName(collection, field)}_stats`}`.execute(t.ctx.database.db)).rows.length > 0;
+
   async function seed(collection: string, n: number): Promise<void> {
     const now = Date.now();
     for (let start = 0; start < n; start += 200) {
       const rows = Array.from({ length: Math.min(200, n - start) }, (_, k) => {
         const i = start + k;
-        const data = { status: STATUSES[i % 4], priority: i % 7 === 0 ? null : i % 6, title: `issue ${i} ${'x'.repeat(200)}` };
+        const data = { status: i % 101 === 0 ? 'blocked' : STATUSES[i % 4], priority: i % 7 === 0 ? null : i % 6, title: `issue ${i} ${'x'.repeat(200)}` };
         return { id: newId('rec', now + i), collection, version: 1, data: JSON.stringify(data), created_at: now, updated_at: now };
       });
       await t.ctx.database.db.insertInto('records').values(rows).execute();
@@ -46,6 +51,7 @@ describe.each(DIALECTS)('indexed fields (%s)', (dialect) => {
   }
 
   const fullScan = (p: string) => /Seq Scan on records|SCAN records(?! USING)/.test(p);
+  const sorts = (p: string) => /\bSort\b|TEMP B-TREE/.test(p);
 
   it('a filtered, sorted page on indexed fields reads the index, not the whole collection', async () => {
     const fields = [{ name: 'status', type: 'text', indexed: true }, { name: 'priority', type: 'integer', indexed: true }, { name: 'title', type: 'text' }];
@@ -56,10 +62,13 @@ describe.each(DIALECTS)('indexed fields (%s)', (dialect) => {
     await seed('issues', 4000);
     await seed('others', 2000);
 
+    // A quarter of the records are open: the page walks the sort's index and stops after 51 matches, instead of
+    // reading every open record and sorting them (what PostgreSQL did without statistics on the status expression).
     const w11 = await plan('issues', "status = 'open' && priority >= 3", '-priority');
-    expect(w11).toMatch(new RegExp(`${fieldIndexName('issues', 'status')}|${fieldIndexName('issues', 'priority')}`));
+    expect(w11).toContain(fieldIndexName('issues', 'priority'));
+    expect(sorts(w11), w11).toBe(false);
     expect(fullScan(w11), w11).toBe(false);
-    const byStatus = await plan('issues', "status = 'waiting'", '');
+    const byStatus = await plan('issues', "status = 'blocked'", ''); // 40 of 4,000
     expect(byStatus).toContain(fieldIndexName('issues', 'status'));
     expect(fullScan(byStatus), byStatus).toBe(false);
     const sorted = await plan('issues', 'priority >= 0', 'priority');
@@ -73,7 +82,7 @@ describe.each(DIALECTS)('indexed fields (%s)', (dialect) => {
     expect(body.items).toHaveLength(50);
     expect(body.items.every((i) => i.data.status === 'open' && i.data.priority >= 3)).toBe(true);
     expect(body.items.map((i) => i.data.priority)).toEqual([...body.items.map((i) => i.data.priority)].sort((a, b) => b - a));
-    expect(body.totalCount).toBe(Array.from({ length: 4000 }, (_, i) => i).filter((i) => i % 4 === 0 && i % 7 !== 0 && i % 6 >= 3).length);
+    expect(body.totalCount).toBe(Array.from({ length: 4000 }, (_, i) => i).filter((i) => i % 4 === 0 && i % 101 !== 0 && i % 7 !== 0 && i % 6 >= 3).length);
   }, 60_000);
 
   it('PATCH adds and drops indexes; deleting the collection drops them; json fields and a 17th index are refused', async () => {
@@ -87,6 +96,7 @@ describe.each(DIALECTS)('indexed fields (%s)', (dialect) => {
     expect((await admin('PATCH', '/admin/v1/collections/tasks', { fields: [{ name: 'a', type: 'text', indexed: true }, { name: 'd', type: 'datetime' }] })).statusCode).toBe(200);
     expect(await indexExists('tasks', 'd')).toBe(false);
     expect(await indexExists('tasks', 'a')).toBe(true);
+    expect(await statisticsExist('tasks', 'a')).toBe(true);
     const json = await admin('PATCH', '/admin/v1/collections/tasks', { fields: [{ name: 'a', type: 'text' }, { name: 'd', type: 'datetime' }, { name: 'j', type: 'json', indexed: true }] });
     expect(json.statusCode).toBe(422);
     const many = Array.from({ length: 17 }, (_, i) => ({ name: `f${i}`, type: 'integer', indexed: true }));
@@ -95,6 +105,7 @@ describe.each(DIALECTS)('indexed fields (%s)', (dialect) => {
     expect(tooMany.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: '/fields', message: 'at most 16 indexed fields' }] });
     expect((await admin('DELETE', '/admin/v1/collections/tasks')).statusCode).toBe(204);
     expect(await indexExists('tasks', 'a')).toBe(false);
+    if (dialect === 'postgres') expect(await statisticsExist('tasks', 'a')).toBe(false);
   });
 
   it.runIf(dialect === 'postgres')('a failed build leaves no index behind and the field unindexed', async () => {

@@ -75,6 +75,13 @@ describe.each(DIALECTS)('record sort, keyset cursors, fields and count (%s)', (d
       expect(res.json()).toMatchObject({ code: 'invalid_query', errors: [{ path: 'cursor' }] });
     }
     expect((await list(`sort=-priority&cursor=${sorted.nextCursor}`)).statusCode).toBe(200);
+    // A real cursor with its position or members altered, its MAC kept: refused, not a page from elsewhere.
+    const real = JSON.parse(Buffer.from(sorted.nextCursor!, 'base64url').toString('utf8')) as { after: string; v: unknown[]; q: string };
+    for (const forged of [{ ...real, v: [1e308] }, { ...real, v: [null] }, { ...real, after: `rec_${'0'.repeat(26)}` }, { ...real, x: 1 }]) {
+      const res = await list(`sort=-priority&cursor=${Buffer.from(JSON.stringify(forged)).toString('base64url')}`);
+      expect(res.statusCode, JSON.stringify(forged)).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'invalid_query', errors: [{ path: 'cursor' }] });
+    }
   });
 
   it('refuses bad sort and fields parameters', async () => {

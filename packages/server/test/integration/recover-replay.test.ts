@@ -92,6 +92,43 @@ describe.each(DIALECTS)('recover and replay (%s)', (dialect) => {
     expect(old.json()).toEqual({ jobs: 0, since: iso(clock.now() - 30 * DAY) });
   });
 
+  it("replay to a target that orders by record sends each record's events one at a time, oldest first", async () => {
+    const res0 = await admin('POST', '/admin/v1/webhooks', { name: 'w', url: 'https://receiver.example/hook', topics: ['record.created', 'record.updated'], enabled: false, ordering: 'record' });
+    expect(res0.statusCode, res0.body).toBe(201);
+    const ordered = res0.json().id as string;
+    clock.advance(MIN);
+    const a = await write('POST', '/api/v1/collections/issues/records', { title: 'a1' });
+    const b = await write('POST', '/api/v1/collections/issues/records', { title: 'b1' });
+    for (const v of [2, 3]) await write('PATCH', `/api/v1/collections/issues/records/${a.id}`, { title: `a${v}` });
+    clock.advance(MIN);
+    expect((await admin('PATCH', `/admin/v1/webhooks/${ordered}`, { enabled: true })).statusCode).toBe(200);
+    expect((await admin('POST', `/admin/v1/webhooks/${ordered}/replay`, { since: iso(START) })).json().jobs).toBe(4);
+    const jobs = await t.ctx.database.db.selectFrom('delivery_jobs as j').innerJoin('events as e', 'e.id', 'j.event_id')
+      .select(['j.record_id', 'j.state', 'e.payload']).where('j.webhook_id', '=', ordered).orderBy('j.id').execute();
+    const titles = (recordId: string, state: string) => jobs.filter((j) => j.record_id === recordId && j.state === state).map((j) => JSON.parse(j.payload!).record.data.title);
+    expect(titles(a.id, 'pending')).toEqual(['a1']);
+    expect(titles(a.id, 'held')).toEqual(['a2', 'a3']);
+    expect(titles(b.id, 'pending')).toEqual(['b1']);
+  });
+
+  it('two replays of one target at once give each missed event one job, not two', async () => {
+    const late = await target(['record.created'], false);
+    clock.advance(MIN);
+    // More than two batches of 500, so the replays' batches interleave.
+    const operations = Array.from({ length: 100 }, (_, i) => ({ method: 'POST', collection: 'issues', data: { title: `t${i}` } }));
+    for (let i = 0; i < 12; i++) expect((await t.app.inject({ method: 'POST', url: '/api/v1/batch', headers: auth, payload: { operations } })).statusCode).toBe(200);
+    clock.advance(MIN);
+    expect((await admin('PATCH', `/admin/v1/webhooks/${late}`, { enabled: true })).statusCode).toBe(200);
+    const body = { since: iso(START) };
+    const answers = await Promise.all([1, 2, 3].map(() => admin('POST', `/admin/v1/webhooks/${late}/replay`, body)));
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
+    expect(answers.reduce((n, a) => n + a.json().jobs, 0)).toBe(1200);
+    const perEvent = await t.ctx.database.db.selectFrom('delivery_jobs').select(['event_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('webhook_id', '=', late).groupBy('event_id').execute();
+    expect(perEvent).toHaveLength(1200);
+    expect(perEvent.filter((r) => Number(r.n) !== 1)).toEqual([]);
+  }, 60_000);
+
   it('recover sends the dead jobs created in the window back to pending, in batches, answering the total', async () => {
     const id = await target(['record.created']);
     const rec = await write('POST', '/api/v1/collections/issues/records', { title: 'a' });

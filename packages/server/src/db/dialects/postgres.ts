@@ -22,6 +22,9 @@ const fieldSql = (name: string, type: QueryValueType): string => {
   }
 };
 
+/** The statistics object that goes with an indexed field's index (migration 010 names the existing ones alike). */
+const statisticsName = (index: string): string => `${index}_stats`;
+
 const query: QueryDialect = {
   field: fieldSql,
   param: (value, type) => {
@@ -47,6 +50,13 @@ const query: QueryDialect = {
   createIndex: (index, collection, expression) =>
     `create index concurrently if not exists "${index}" on records (${expression} desc nulls last, id) where collection = '${collection}'`,
   dropIndex: (index) => `drop index concurrently if exists "${index}"`,
+  // A statistics object has no WHERE: ANALYZE evaluates its expression on every collection's records. Only a text
+  // field's expression cannot fail on another collection's values (a cast to numeric or boolean, or svc_instant, can),
+  // so only text fields get one; a range on a number keeps the planner's default estimate (a third of the rows).
+  createStatistics: (index, expression, type) =>
+    type === 'text' ? [`create statistics if not exists "${statisticsName(index)}" on (${expression}) from records`] : [],
+  dropStatistics: (index) => [`drop statistics if exists "${statisticsName(index)}"`],
+  refreshStatistics: [],
   analyzeIndex: () => 'analyze records',
   indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
     where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
@@ -67,7 +77,7 @@ const caps: DialectCapabilities = {
   currentSchema: async (db) => (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s,
   isQueryTimeout: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '57014',
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
-  eventPosition: () => ({ tx: sql<number>`pg_current_xact_id()::text::bigint`, position: sql<number>`nextval('events_position_seq')` }),
+  eventPositions: async () => ({ expressions: { tx: sql<number>`pg_current_xact_id()::text::bigint`, position: sql<number>`nextval('events_position_seq')` } }),
   // The oldest transaction still running at the statement's snapshot, leaving out those known to run in another
   // database of the cluster (transaction ids are cluster-wide; only this database's can write our events). One
   // that ended before pg_stat_activity was read is kept in: the horizon errs early, never late.
@@ -76,6 +86,7 @@ const caps: DialectCapabilities = {
         where (x::text::bigint % 4294967296)::text not in (
           select a.backend_xid::text from pg_stat_activity a where a.backend_xid is not null and a.datname is distinct from current_database())),
       pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
+  feedHorizonOnce: true,
   withFeedNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${FEED_CHANNEL}, '') from written`,
   query,
 };

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { closeSync, constants, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
 import { instantKey, simpleLowercase } from '../../lib/query-functions.js';
@@ -24,10 +24,15 @@ const query: QueryDialect = {
   // an ascending sort still reads it in order and sorts only the ties.
   createIndex: (index, collection, expression) => `create index if not exists "${index}" on records (${expression} desc, id) where collection = '${collection}'`,
   dropIndex: (index) => `drop index if exists "${index}"`,
+  createStatistics: () => [],
+  refreshStatistics: ['pragma analysis_limit = 1000', 'pragma optimize', 'pragma analysis_limit = 0'],
+  dropStatistics: () => [],
   analyzeIndex: (index) => `analyze "${index}"`,
   indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
   explain: 'explain query plan',
 };
+
+const LAST_POSITION = CompiledQuery.raw('select position from events where position is not null order by tx desc, position desc limit 1');
 
 const caps: DialectCapabilities = {
   name: 'sqlite',
@@ -40,11 +45,12 @@ const caps: DialectCapabilities = {
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
   // One writer at a time, and writes commit in the order they run: a counter read and bumped inside the write is a
   // commit order on its own. The last position is one step back along the feed index (tx is always 0 here).
-  eventPosition: () => ({
-    tx: sql<number>`0`,
-    position: sql<number>`coalesce((select position from events where position is not null order by tx desc, position desc limit 1), 0) + 1`,
-  }),
+  eventPositions: async (db, count) => {
+    const last = (await db.executeQuery<{ position: number }>(LAST_POSITION)).rows[0]?.position ?? 0;
+    return { values: Array.from({ length: count }, (_, i) => ({ tx: 0, position: last + 1 + i })) };
+  },
   feedHorizon: () => sql<number>`1`,
+  feedHorizonOnce: false,
   withFeedNotice: (insert) => insert,
   query,
 };

@@ -99,7 +99,7 @@ export const adminCollectionRoutes =
       },
     }, async (request, reply) => {
       const c = await requireCollection(ctx, request.params.name);
-      const json = await listRecordsJson(ctx.database, c, request.query, ctx.config.listMaxBytes);
+      const json = await listRecordsJson(ctx, c, request.query);
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
   };

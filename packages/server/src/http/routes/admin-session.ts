@@ -21,7 +21,8 @@ const security = [{ adminSession: [], csrfToken: [] }];
 const sessionJson = (s: ActiveSession) => ({ csrfToken: s.csrfToken, expiresAt: iso(s.expiresAt), admin: s.admin });
 
 export const adminSessionRoutes =
-  (ctx: Context): FastifyPluginAsync =>
+  /** `ended`: told once a logout has committed, to end that session's event streams in this process at once. */
+  (ctx: Context, ended: (sessionIdHash: string) => Promise<void> = async () => {}): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     const secure = ctx.config.publicUrl.startsWith('https:');
@@ -54,6 +55,7 @@ export const adminSessionRoutes =
       schema: { operationId: 'deleteSession', summary: 'Log out', tags: ['session'], security, response: { 204: Type.Null(), ...errorResponses(401, 403) } },
     }, async (request, reply) => {
       await logout(ctx, request.auth.session!);
+      await ended(request.auth.session!.idHash);
       setCookie(reply, '', 0);
       return reply.code(204).send(null);
     });

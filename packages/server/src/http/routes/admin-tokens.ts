@@ -13,7 +13,8 @@ import { ApiTokenCreated, ApiTokenList, ListQuery, Scope, errorResponses, ref } 
 const security = [{ adminSession: [], csrfToken: [] }];
 
 export const adminTokenRoutes =
-  (ctx: Context): FastifyPluginAsync =>
+  /** `revoked`: told once a deletion has committed, to end that token's event streams in this process at once. */
+  (ctx: Context, revoked: (tokenId: string) => Promise<void> = async () => {}): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -50,6 +51,7 @@ export const adminTokenRoutes =
       schema: { operationId: 'deleteApiToken', summary: 'Revoke a token; it stops working at once', tags: ['tokens'], security, params: Type.Object({ id: Type.String({ pattern: idPattern('tok').source }) }), response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
     }, async (request, reply) => {
       if (!(await deleteApiToken(ctx.database.db, request.params.id))) throw new AppError('not_found', 'No such token.');
+      await revoked(request.params.id);
       return reply.code(204).send(null);
     });
   };

@@ -5,11 +5,13 @@ import { Type } from 'typebox';
 import { authenticateBearer } from '../../auth/api-tokens.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { decodeFeedCursor, feedCollections, feedPage, FeedWaker } from '../../events/feed.js';
+import { decodeFeedCursor, feedCollections, feedPage, FeedWaker, forbiddenCollection } from '../../events/feed.js';
 import { FeedFanout, STREAM_TIMING, type StreamTiming } from '../../events/feed-fanout.js';
+import { FeedReadAhead } from '../../events/feed-read-ahead.js';
 import { resolveSession } from '../../auth/sessions.js';
 import { SESSION_COOKIE } from '../auth.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
+import { findCollection } from '../../records/collections-store.js';
 import { refuseBearer } from '../auth.js';
 import { EventList, TopicSchema, errorResponses, ref } from '../schemas.js';
 
@@ -43,22 +45,46 @@ const eventsAuth = (ctx: Context) =>
 export interface FeedRuntime {
   waker: FeedWaker;
   fanout: FeedFanout;
+  /** Full pages read ahead for readers catching up (events/feed-read-ahead.ts). */
+  readAhead: FeedReadAhead;
   closing: AbortSignal;
   close(): Promise<void>;
 }
+
+/**
+ * The collections a token's feed or stream reads. Naming a collection the token may not read is 403 (feed.ts), and
+ * so is naming one that does not exist, for a token of every collection too (SPEC §3, §7): the answer does not tell
+ * the two apart.
+ */
+async function tokenFeedCollections(ctx: Context, tokenCollections: readonly string[] | null, asked: readonly string[] | undefined): Promise<readonly string[] | null> {
+  const collections = feedCollections(tokenCollections, asked);
+  if (tokenCollections === null && collections !== null) {
+    for (const name of collections) {
+      if (!(await findCollection(ctx.database.db, name))) throw forbiddenCollection();
+    }
+  }
+  return collections;
+}
+
+/** Who a stream belongs to, for SVC_STREAMS_PER_TOKEN and for ending its streams when the credential goes. */
+export const tokenOwner = (tokenId: string): string => `token:${tokenId}`;
+export const sessionOwner = (sessionIdHash: string): string => `session:${sessionIdHash}`;
 
 export function createFeedRuntime(ctx: Context, timing: StreamTiming = STREAM_TIMING): FeedRuntime {
   const waker = new FeedWaker(ctx);
   const closing = new AbortController();
   const fanout = new FeedFanout(ctx, waker, closing.signal, timing);
+  const readAhead = new FeedReadAhead();
   return {
     waker,
     fanout,
+    readAhead,
     closing: closing.signal,
     // A closing server answers its long-polls at once and ends its streams rather than holding the shutdown.
     async close() {
       closing.abort();
       fanout.close();
+      readAhead.clear();
       await waker.close();
     },
   };
@@ -130,7 +156,7 @@ async function answerStream(
 
 type FeedQueryValue = { after?: string; limit?: number; collection?: string[]; topic?: string[]; wait?: number };
 
-const answerPage = async (ctx: Context, feed: FeedRuntime, q: FeedQueryValue, collections: readonly string[] | null, operational = false) =>
+const answerPage = async (ctx: Context, feed: FeedRuntime, reply: FastifyReply, q: FeedQueryValue, collections: readonly string[] | null, operational = false) =>
   feedPage(ctx, {
     after: decodeFeedCursor(q.after),
     filter: { collections, topics: q.topic ?? null, operational },
@@ -139,6 +165,8 @@ const answerPage = async (ctx: Context, feed: FeedRuntime, q: FeedQueryValue, co
     maxBytes: ctx.config.listMaxBytes,
     signal: feed.closing,
     waker: feed.waker,
+    // The next page is read once this one is handed to the socket: read earlier, it would hold up the sending.
+    readAhead: { pages: feed.readAhead, whenSent: (start) => void reply.raw.once('finish', start) },
   });
 
 const feedSchema = {
@@ -160,7 +188,7 @@ export const eventRoutes =
         security: [{ bearerAuth: [] }],
       },
     }, async (request, reply) => {
-      const json = await answerPage(ctx, feed, request.query, feedCollections(request.auth.token!.collections, request.query.collection));
+      const json = await answerPage(ctx, feed, reply, request.query, await tokenFeedCollections(ctx, request.auth.token!.collections, request.query.collection));
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/api/v1/events/stream', {
@@ -169,8 +197,8 @@ export const eventRoutes =
       const token = request.auth.token!;
       const authorization = request.headers.authorization;
       await answerStream(feed, request, request.query, reply, {
-        collections: feedCollections(token.collections, request.query.collection),
-        owner: `token:${token.id}`,
+        collections: await tokenFeedCollections(ctx, token.collections, request.query.collection),
+        owner: tokenOwner(token.id),
         // A revoked or deleted token, or one that lost events:read, ends its streams.
         recheck: async () => {
           const result = await authenticateBearer(ctx, authorization, '');
@@ -189,7 +217,7 @@ export const adminEventRoutes =
     app.get('/admin/v1/events', {
       schema: { operationId: 'listAdminEvents', ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
     }, async (request, reply) => {
-      const json = await answerPage(ctx, feed, request.query, feedCollections(null, request.query.collection), true);
+      const json = await answerPage(ctx, feed, reply, request.query, feedCollections(null, request.query.collection), true);
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/admin/v1/events/stream', {
@@ -199,7 +227,7 @@ export const adminEventRoutes =
       await answerStream(feed, request, request.query, reply, {
         collections: feedCollections(null, request.query.collection),
         operational: true,
-        owner: `session:${request.auth.session!.idHash}`,
+        owner: sessionOwner(request.auth.session!.idHash),
         // Logging out (or the session expiring) ends the admin's streams.
         recheck: async () => ((await resolveSession(ctx, cookie)) ? null : new AppError('unauthorized', 'The admin session has ended.')),
       });

@@ -65,7 +65,7 @@ export const recordRoutes =
         response: { 200: ref(RecordList), ...errorResponses(400, 401, 403) },
       },
     }, async (request, reply) => {
-      const json = await listRecordsJson(ctx.database, request.auth.collection!, request.query, ctx.config.listMaxBytes);
+      const json = await listRecordsJson(ctx, request.auth.collection!, request.query);
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
 

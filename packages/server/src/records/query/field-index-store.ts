@@ -22,19 +22,26 @@ export async function buildFieldIndex(db: Kysely<Tables>, q: QueryDialect, colle
   checkedNames(collection, field.name);
   const index = fieldIndexName(collection, field.name);
   try {
-    await sql.raw(q.createIndex(index, collection, q.field(field.name, field.type))).execute(db);
+    const expression = q.field(field.name, field.type);
+    await sql.raw(q.createIndex(index, collection, expression)).execute(db);
     const state = (await q.indexState(index).execute(db)).rows[0];
     if (!state || !state.valid) throw new Error(`index ${index} was not built`);
+    for (const statement of q.createStatistics(index, expression, field.type)) await sql.raw(statement).execute(db);
     await sql.raw(q.analyzeIndex(index)).execute(db);
   } catch (err) {
-    await sql.raw(q.dropIndex(index)).execute(db).catch(() => {});
+    await dropAll(db, q, index).catch(() => {});
     throw err;
   }
 }
 
+async function dropAll(db: Kysely<Tables>, q: QueryDialect, index: string): Promise<void> {
+  await sql.raw(q.dropIndex(index)).execute(db);
+  for (const statement of q.dropStatistics(index)) await sql.raw(statement).execute(db);
+}
+
 export async function dropFieldIndex(db: Kysely<Tables>, q: QueryDialect, collection: string, field: string): Promise<void> {
   checkedNames(collection, field);
-  await sql.raw(q.dropIndex(fieldIndexName(collection, field))).execute(db);
+  await dropAll(db, q, fieldIndexName(collection, field));
 }
 
 /** The database's plan for a statement, as text (the plan test reads it). */

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/dialects/types.js';
+import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { decodeCursor } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
@@ -54,9 +55,12 @@ function refuseKeysetCursor(raw: string): void {
  * One page of a collection's records for the public list and its admin twin. Without filter, sort, fields or count
  * it is the plain page in id order (its cursors are the same either way, as id order has no other sort values).
  */
-export async function listRecordsJson(database: Database, collection: Collection, p: ListParams, maxBytes: number): Promise<string> {
+export async function listRecordsJson(ctx: Context, collection: Collection, p: ListParams): Promise<string> {
+  const { database } = ctx;
+  // 128 bits of a MAC under a key of its own (derived from SVC_SECRET_KEY): cursors stay short.
+  const mac = (text: string) => ctx.box.derive('records cursor', text).slice(0, 22);
   try {
-    return await listPage(database, collection, p, maxBytes);
+    return await listPage(database, collection, p, ctx.config.listMaxBytes, mac);
   } catch (err) {
     if (database.caps.isQueryTimeout(err)) {
       throw new AppError('query_timeout', 'The query ran longer than the query timeout and was cancelled; narrow the filter or use indexed fields.');
@@ -65,7 +69,7 @@ export async function listRecordsJson(database: Database, collection: Collection
   }
 }
 
-async function listPage(database: Database, collection: Collection, p: ListParams, maxBytes: number): Promise<string> {
+async function listPage(database: Database, collection: Collection, p: ListParams, maxBytes: number, mac: (text: string) => string): Promise<string> {
   const db = database.queries;
   const q = database.caps.query;
   const limit = p.limit ?? 50;
@@ -78,17 +82,18 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   const sortText = p.sort ?? '';
   const cacheKey = `${collection.name}\u0000${collection.createdAt}\u0000${collection.updatedAt}\u0000${filterText}\u0000${sortText}`;
   const { filter, sort } = checkedQuery(cacheKey, () => ({
-    filter: filterText === '' ? null : filterOrThrow(filterText, collection.fields),
+    // Blank (the grammar's whitespace only) is no filter, like an empty one.
+    filter: /^[ \t\n\r]*$/.test(filterText) ? null : filterOrThrow(filterText, collection.fields),
     sort: parseSort(p.sort, collection.fields),
   }));
   const projection = parseProjection(p.fields, collection.fields);
   const keyed = filter !== null || sort.length > 0;
-  const fingerprint = keyed ? queryFingerprint(filterText, sortText) : null;
+  const keyset = keyed ? { fingerprint: queryFingerprint(filterText, sortText), mac } : null;
   if (!keyed && p.cursor) refuseKeysetCursor(p.cursor);
   if (!keyed && projection === null && p.count !== true) return recordPageJson(db, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
   let after = null;
   if (p.cursor !== undefined && p.cursor !== '') {
-    after = fingerprint === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [] } : decodeKeyset(p.cursor, sort, fingerprint, REC_ID);
+    after = keyset === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [] } : decodeKeyset(p.cursor, sort, keyset, REC_ID);
   }
-  return queryPageJson(db, q, { collection: collection.name, filter, sort, after, cacheKey }, { limit, maxBytes, projection, count: p.count === true, fingerprint });
+  return queryPageJson(db, q, { collection: collection.name, filter, sort, after, cacheKey }, { limit, maxBytes, projection, count: p.count === true, keyset });
 }

@@ -4,7 +4,7 @@ import type { RecordsTable, Tables } from '../../db/tables.js';
 import { iso } from '../../lib/clock.js';
 import { LIST_FRAME_MIN_BYTES, encodeCursor, listJson, pageWithin } from '../../lib/cursor.js';
 import { countMatching, listMatching, listRecordsByIds, type MatchingRow, type RecordQuery } from './records-query-store.js';
-import { encodeKeyset } from './sort.js';
+import { encodeKeyset, type KeysetBinding } from './sort.js';
 
 export interface QueryPageOptions {
   limit: number;
@@ -12,8 +12,8 @@ export interface QueryPageOptions {
   /** Data fields to keep (`fields=`), or null for all. */
   projection: readonly string[] | null;
   count: boolean;
-  /** The fingerprint of filter and sort, or null for the default order (whose cursors are plain ids). */
-  fingerprint: string | null;
+  /** What the cursors of a filter or sort are bound to, or null for the default order (whose cursors are plain ids). */
+  keyset: KeysetBinding | null;
 }
 
 /** More than a keyset cursor of this row can take (JSON escapes at most 6 bytes a character, base64 adds a third). */
@@ -38,7 +38,7 @@ function project(data: string, keep: readonly string[]): string {
 export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, o: QueryPageOptions): Promise<string> {
   const sizes = await listMatching(db, q, query, o.limit + 1, o.maxBytes / (o.limit + 1));
   const total = o.count ? await countMatching(db, q, query) : null;
-  const cursorOf = (m: MatchingRow) => (o.fingerprint === null ? encodeCursor(m.id) : encodeKeyset({ id: m.id, values: m.values }, o.fingerprint));
+  const cursorOf = (m: MatchingRow) => (o.keyset === null ? encodeCursor(m.id) : encodeKeyset({ id: m.id, values: m.values }, o.keyset));
   const finish = (json: string) => (total === null ? json : `${json.slice(0, -1)},"totalCount":${total}}`);
   if (sizes.length === 0) return finish(listJson([], null));
   // Less than any row's head takes (see record-page.ts), so no row that fits is left out of the plan.

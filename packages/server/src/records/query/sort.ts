@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.js';
+import { safeEqual } from '../../lib/crypto.js';
 import type { Field } from '../fields.js';
 import type { Target } from './check.js';
 
@@ -60,9 +61,21 @@ export interface Keyset {
   id: string;
 }
 
-/** base64url of JSON {after, v, q}: the last row's id, its sort values and the query's fingerprint. */
-export const encodeKeyset = (k: Keyset, fingerprint: string): string =>
-  Buffer.from(JSON.stringify({ after: k.id, v: k.values, q: fingerprint })).toString('base64url');
+/**
+ * What a keyset cursor is bound to: its query's fingerprint, and the server's keyed MAC (a key derived from
+ * SVC_SECRET_KEY, the same in every process), so a cursor whose position or query was altered is refused (SPEC §4:
+ * opaque, a forged one is `invalid_query`) instead of paging from wherever it says.
+ */
+export interface KeysetBinding {
+  fingerprint: string;
+  mac: (text: string) => string;
+}
+
+const keysetMac = (k: Keyset, binding: KeysetBinding): string => binding.mac(`${binding.fingerprint}\u0000${JSON.stringify([k.id, k.values])}`);
+
+/** base64url of JSON {after, v, q}: the last row's id, its sort values, and the MAC of both with the query. */
+export const encodeKeyset = (k: Keyset, binding: KeysetBinding): string =>
+  Buffer.from(JSON.stringify({ after: k.id, v: k.values, q: keysetMac(k, binding) })).toString('base64url');
 
 const VALUE_SHAPE: Record<string, (v: unknown) => boolean> = {
   text: (v) => typeof v === 'string',
@@ -72,8 +85,8 @@ const VALUE_SHAPE: Record<string, (v: unknown) => boolean> = {
   datetime: (v) => typeof v === 'string' && /^\d{1,15}\.\d{9}$/.test(v),
 };
 
-/** A cursor of this query, checked value by value against the sort keys; anything else is `invalid_query`. */
-export function decodeKeyset(raw: string, keys: readonly SortKey[], fingerprint: string, idShape: RegExp): Keyset {
+/** A cursor this service issued for this query, checked value by value against the sort keys and by its MAC; anything else is `invalid_query`. */
+export function decodeKeyset(raw: string, keys: readonly SortKey[], binding: KeysetBinding, idShape: RegExp): Keyset {
   const refuse = () => new AppError('invalid_query', 'The cursor is not one this service issued for this filter and sort.', { errors: [{ path: 'cursor', message: 'unknown cursor' }] });
   let parsed: { after?: unknown; v?: unknown; q?: unknown };
   try {
@@ -82,7 +95,8 @@ export function decodeKeyset(raw: string, keys: readonly SortKey[], fingerprint:
   } catch {
     throw refuse();
   }
-  if (parsed === null || typeof parsed !== 'object' || parsed.q !== fingerprint || typeof parsed.after !== 'string' || !idShape.test(parsed.after)) throw refuse();
+  if (parsed === null || typeof parsed !== 'object' || Object.keys(parsed).length !== 3 || typeof parsed.q !== 'string') throw refuse();
+  if (typeof parsed.after !== 'string' || !idShape.test(parsed.after)) throw refuse();
   const values = parsed.v;
   if (!Array.isArray(values) || values.length !== keys.length) throw refuse();
   keys.forEach((k, i) => {
@@ -90,5 +104,7 @@ export function decodeKeyset(raw: string, keys: readonly SortKey[], fingerprint:
     const type = k.target.kind === 'data' ? k.target.type : k.target.kind === 'id' ? 'text' : 'integer';
     if (v === null ? k.target.kind !== 'data' : !VALUE_SHAPE[type]!(v)) throw refuse();
   });
-  return { id: parsed.after, values: values as Keyset['values'] };
+  const keyset = { id: parsed.after, values: values as Keyset['values'] };
+  if (!safeEqual(parsed.q, keysetMac(keyset, binding))) throw refuse();
+  return keyset;
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { insertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newId } from '../../lib/ids.js';
@@ -48,72 +49,100 @@ async function mustWait(trx: Kysely<Tables>, caps: DialectCapabilities, webhookI
   return open.rows.length > 0;
 }
 
+export interface EnqueueOptions {
+  now: number;
+  handoff: JobHandoff | null;
+  onlyTargetId?: string;
+  exceptTargetId?: string;
+  subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]>;
+}
+
 /**
  * [*] → pending, [*] → delivering (hand-off), or [*] → held: inside the caller's transaction, the event and one job
  * per enabled target subscribed to it (or for `onlyTargetId`; never for `exceptTargetId`); `held` when the target orders by record and an older
  * job of the record is unfinished. Either all of it commits with the record write or none of it does.
  */
-export async function enqueue(
+export async function enqueue(trx: Kysely<Tables>, caps: DialectCapabilities, event: EventInput, opts: EnqueueOptions): Promise<Enqueued> {
+  return (await enqueueMany(trx, caps, [event], opts))[0]!;
+}
+
+const EVENT_COLUMNS = ['id', 'topic', 'collection', 'record_id', 'payload', 'created_at'] as const;
+const JOB_COLUMNS = [
+  'id', 'webhook_id', 'event_id', 'topic', 'collection', 'record_id', 'state', 'attempt_count', 'round_start', 'next_attempt_at',
+  'lease_id', 'lease_expires_at', 'last_error_code', 'last_error_message', 'created_at', 'updated_at',
+] as const;
+
+/**
+ * `enqueue` for several events in order (a batch's writes): the same events and jobs, in one insert per table. An
+ * event's ordering check sees the jobs of the events before it in the same call, as it would see them written.
+ */
+export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities, events: readonly EventInput[], opts: EnqueueOptions): Promise<Enqueued[]> {
+  const { now, onlyTargetId } = opts;
+  const subscribed = opts.subscribed ?? ((topic: EventInput['topic']) => subscribedTargets(trx, topic));
+  const all: Enqueued[] = [];
+  const feed: Array<unknown[]> = [];
+  const other: Array<unknown[]> = [];
+  const jobs: JobPlan = { rows: [], planned: new Set() };
+  for (const event of events) {
+    const found = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribed(event.topic)).filter((t) => wantsEvent(t, event));
+    // An operational event is never sent to the target it is about (SPEC §10).
+    const targets = opts.exceptTargetId === undefined ? found : found.filter((t) => t.id !== opts.exceptTargetId);
+    const eventId = newId('evt', now);
+    // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
+    const inFeed = event.topic !== 'webhook.test';
+    const payload = JSON.stringify(inFeed ? { ...event.payload, eventId } : event.payload);
+    (inFeed ? feed : other).push([eventId, event.topic, event.collection, event.recordId, payload, now]);
+    all.push(await planJobs(trx, caps, { ...event, eventId, inFeed, payloadJson: payload }, targets, opts, jobs));
+  }
+  await insertFeedEvents(trx, caps, feed);
+  await insertRows(trx, { name: 'events-insert-unfed', table: 'events', columns: [...EVENT_COLUMNS, 'tx', 'position'] }, other.map((row) => [...row, null, null]));
+  await insertRows(trx, { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, jobs.rows);
+  return all;
+}
+
+/** The job rows of one call so far, and their targets and records: unfinished (not yet written) for a later event's ordering check. */
+interface JobPlan {
+  rows: unknown[][];
+  planned: Set<string>;
+}
+
+/** One event's jobs, a row each in `plan`: held behind an older unfinished job of its record, handed over, or pending. */
+async function planJobs(
   trx: Kysely<Tables>,
   caps: DialectCapabilities,
-  event: EventInput,
-  opts: {
-    now: number;
-    handoff: JobHandoff | null;
-    onlyTargetId?: string;
-    exceptTargetId?: string;
-    subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]>;
-  },
+  event: EventInput & { eventId: string; inFeed: boolean; payloadJson: string },
+  targets: readonly TargetRow[],
+  { now, handoff }: EnqueueOptions,
+  plan: JobPlan,
 ): Promise<Enqueued> {
-  const { now, handoff, onlyTargetId } = opts;
-  const subscribed = opts.subscribed ?? ((topic: EventInput['topic']) => subscribedTargets(trx, topic));
-  const found = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribed(event.topic)).filter((t) => wantsEvent(t, event));
-  // An operational event is never sent to the target it is about (SPEC §10).
-  const targets = opts.exceptTargetId === undefined ? found : found.filter((t) => t.id !== opts.exceptTargetId);
-  const eventId = newId('evt', now);
-  // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
-  const inFeed = event.topic !== 'webhook.test';
-  const payload = JSON.stringify(inFeed ? { ...event.payload, eventId } : event.payload);
-  const row = { id: eventId, topic: event.topic, collection: event.collection, record_id: event.recordId, payload, created_at: now };
-  if (!inFeed) await trx.insertInto('events').values({ ...row, tx: null, position: null }).execute();
-  else {
-    const { tx, position } = caps.eventPosition();
-    const insert = sql`insert into events (id, topic, collection, record_id, payload, created_at, tx, position)
-                       values (${row.id}, ${row.topic}, ${row.collection}, ${row.record_id}, ${row.payload}, ${row.created_at}, ${tx}, ${position})`;
-    // Feed readers in every process hear of it when the transaction commits (never for a rollback).
-    await caps.withFeedNotice(insert).execute(trx);
-  }
-  if (targets.length === 0) return { eventId, inFeed, jobIds: [], pending: 0, handedOver: [] };
-  const handedOver: Enqueued['handedOver'] = [];
-  const waiting = new Set<string>();
+  const { eventId, payloadJson } = event;
+  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, handedOver: [] };
   for (const target of targets) {
-    if (target.ordering === 'record' && isRecordEvent(event) && (await mustWait(trx, caps, target.id, event.recordId))) waiting.add(target.id);
-  }
-  const rows = targets.map((target) => {
+    const key = `${target.id}\0${event.recordId}`;
+    const held = target.ordering === 'record' && isRecordEvent(event) && (plan.planned.has(key) || (await mustWait(trx, caps, target.id, event.recordId)));
+    plan.planned.add(key);
     const id = newId('del', now);
-    const held = waiting.has(target.id);
     const lease = held ? null : (handoff?.leaseFor(target.id) ?? null);
-    const parts = { id, topic: event.topic, collection: event.collection, record_id: event.recordId };
     if (lease) {
-      const body = envelopeOf(parts, payload);
-      handedOver.push({ job: { id, webhookId: target.id, lease: lease.lease, leaseExpiresAt: lease.expiresAt, attemptCount: 0, roundStart: 0, body }, target });
-    }
-    return {
-      ...parts,
-      webhook_id: target.id,
-      event_id: eventId,
-      state: held ? ('held' as const) : lease ? ('delivering' as const) : ('pending' as const),
-      attempt_count: 0,
-      round_start: 0,
-      next_attempt_at: now,
-      lease_id: lease?.lease ?? null,
-      lease_expires_at: lease?.expiresAt ?? null,
-      last_error_code: null,
-      last_error_message: null,
-      created_at: now,
-      updated_at: now,
-    };
-  });
-  await trx.insertInto('delivery_jobs').values(rows).execute();
-  return { eventId, inFeed, jobIds: rows.map((r) => r.id), pending: rows.length - handedOver.length - waiting.size, handedOver };
+      const body = envelopeOf({ id, topic: event.topic, collection: event.collection, record_id: event.recordId }, payloadJson);
+      enqueued.handedOver.push({ job: { id, webhookId: target.id, lease: lease.lease, leaseExpiresAt: lease.expiresAt, attemptCount: 0, roundStart: 0, body }, target });
+    } else if (!held) enqueued.pending++;
+    enqueued.jobIds.push(id);
+    const state = held ? 'held' : lease ? 'delivering' : 'pending';
+    plan.rows.push([id, target.id, eventId, event.topic, event.collection, event.recordId, state, 0, 0, now, lease?.lease ?? null, lease?.expiresAt ?? null, null, null, now, now]);
+  }
+  return enqueued;
+}
+
+/** The feed's events, each at the next position (`tx`, `position`), woken readers in every process at commit. */
+async function insertFeedEvents(trx: Kysely<Tables>, caps: DialectCapabilities, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+  if (rows.length === 0) return;
+  const at = await caps.eventPositions(trx, rows.length);
+  const wrap = caps.withFeedNotice;
+  if ('values' in at) {
+    const spec = { name: 'events-insert-feed-values', table: 'events', columns: [...EVENT_COLUMNS, 'tx', 'position'], wrap } as const;
+    await insertRows(trx, spec, rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]));
+  } else {
+    await insertRows(trx, { name: 'events-insert-feed-expressions', table: 'events', columns: EVENT_COLUMNS, fixed: at.expressions, wrap }, rows);
+  }
 }

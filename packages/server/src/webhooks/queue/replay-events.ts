@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newId } from '../../lib/ids.js';
+import { promoteHeld } from './promote-held.js';
 
 /**
  * [*] → pending for events a target missed (POST /admin/v1/webhooks/{id}/replay): one job of this target per event
@@ -8,22 +10,34 @@ import { newId } from '../../lib/ids.js';
  * another replay (or the write itself) already gave a job is skipped. Run one bounded batch at a time, inside the
  * caller's transaction. The job is built from the event row, as enqueue builds it; its envelope comes from the
  * event's stored payload. Returns the ids of the jobs created.
+ *
+ * For a target that orders by record the jobs are made `held` ([*] → held), then promoteHeld releases the oldest of
+ * each record that has no unfinished job: the replayed events of a record go out one after another, in event order,
+ * after whatever of that record was already waiting.
+ *
+ * On PostgreSQL two replays of one target at once would each insert under a snapshot that cannot see the other's
+ * uncommitted jobs, and both give the event a job: the target's row is locked first, in a statement of its own, so
+ * the second insert starts after the first commits and its snapshot sees those jobs. SQLite's transactions take the
+ * single write lock when they begin.
  */
-export async function replayEvents(trx: Kysely<Tables>, opts: { now: number; webhookId: string; eventIds: readonly string[] }): Promise<string[]> {
+export async function replayEvents(trx: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; webhookId: string; ordered: boolean; eventIds: readonly string[] }): Promise<string[]> {
   const { now, webhookId } = opts;
   if (opts.eventIds.length === 0) return [];
+  if (caps.skipLocked) await sql`select id from webhooks where id = ${webhookId} for update`.execute(trx);
   // (event id, new job id) pairs; a VALUES list names its columns column1, column2 on both databases.
   const pairs = sql.join(opts.eventIds.map((eventId) => sql`(${eventId}, ${newId('del', now)})`));
   // Literals, not parameters, in the select list: PostgreSQL would type those parameters as text.
   const { rows } = await sql<{ id: string }>`
     insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start,
                                next_attempt_at, created_at, updated_at)
-    select v.column2, ${sql.lit(webhookId)}, e.id, e.topic, e.collection, e.record_id, 'pending', 0, 0,
+    select v.column2, ${sql.lit(webhookId)}, e.id, e.topic, e.collection, e.record_id, ${sql.lit(opts.ordered ? 'held' : 'pending')}, 0, 0,
            ${sql.lit(now)}, ${sql.lit(now)}, ${sql.lit(now)}
       from (values ${pairs}) as v
       join events e on e.id = v.column1
      where e.payload is not null
        and not exists (select 1 from delivery_jobs j where j.event_id = e.id and j.webhook_id = ${webhookId})
     returning id`.execute(trx);
-  return rows.map((r) => r.id);
+  const ids = rows.map((r) => r.id);
+  if (opts.ordered) await promoteHeld(trx, caps, { now, after: ids });
+  return ids;
 }

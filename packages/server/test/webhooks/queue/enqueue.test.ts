@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventInput } from '../../../src/webhooks/envelope.js';
 import { claim } from '../../../src/webhooks/queue/claim.js';
 import { complete } from '../../../src/webhooks/queue/complete.js';
-import { enqueue, type JobHandoff } from '../../../src/webhooks/queue/enqueue.js';
+import { ROWS_PER_INSERT } from '../../../src/db/compiled.js';
+import { enqueue, enqueueMany, type JobHandoff } from '../../../src/webhooks/queue/enqueue.js';
 import { release } from '../../../src/webhooks/queue/release.js';
 import { createTestContext, type TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
@@ -142,6 +143,26 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     const stateOf = (id: string) => jobs.find((j) => j.id === id)!.state;
     expect(second.jobIds.map(stateOf).sort()).toEqual(['delivering', 'held']);
     expect(jobs.filter((j) => j.state === 'held').map((j) => [j.webhook_id, j.record_id, j.lease_id])).toEqual([['wh_a', 'rec_9', null]]);
+  });
+  it('enqueueMany: the events in order at consecutive feed positions, over several insert statements, as enqueue would write them one by one', async () => {
+    const { db, caps } = t.ctx.database;
+    await db.updateTable('webhooks').set({ ordering: 'record' }).where('id', '=', 'wh_a').execute();
+    // More events than one insert statement takes; rec_0 twice: the second's job waits behind the first's, unwritten yet.
+    const many: EventInput[] = Array.from({ length: ROWS_PER_INSERT + 5 }, (_, i) => ({ ...EVENT, recordId: `rec_${i}` }));
+    many.push({ ...EVENT, recordId: 'rec_0' });
+    const handoff: JobHandoff = { leaseFor: () => ({ lease: 'lease_H', expiresAt: NOW + 30_000 }), adopt: () => {} };
+    const out = await db.transaction().execute((trx) => enqueueMany(trx, caps, many, { now: NOW, handoff }));
+    expect(out).toHaveLength(many.length);
+    expect(await positions()).toEqual(out.map((e, i) => [e.eventId, i + 1]));
+    const stored = new Map((await events()).map((e) => [e.id, e]));
+    expect(out.map((e) => stored.get(e.eventId)!.record_id)).toEqual(many.map((e) => e.recordId));
+    expect(out.map((e) => stored.get(e.eventId)!.payload)).toEqual(out.map((e) => JSON.stringify({ ...EVENT.payload, eventId: e.eventId })));
+    const jobs = await allJobs(db);
+    expect(jobs).toHaveLength(2 * many.length);
+    expect(jobs.map((j) => j.id).sort()).toEqual(out.flatMap((e) => e.jobIds).sort());
+    const last = out.at(-1)!;
+    expect(last.handedOver.map((h) => h.job.webhookId)).toEqual(['wh_b']);
+    expect(jobs.filter((j) => j.state === 'held').map((j) => [j.webhook_id, j.record_id, j.event_id])).toEqual([['wh_a', 'rec_0', last.eventId]]);
   });
   it('a held job written while its record\'s head is being completed is released, never stranded', async () => {
     const { db, caps } = t.ctx.database;

@@ -15,7 +15,7 @@ describe.each(DIALECTS)('replayEvents (%s)', (dialect) => {
   it('creates a pending job per event, built from the event row, due now, with no attempts', async () => {
     const { db } = t.ctx.database;
     await seedEvent(db, 'evt_2');
-    const ids = await replayEvents(db, { now: NOW, webhookId: 'wh_a', eventIds: ['evt_1', 'evt_2'] });
+    const ids = await replayEvents(db, t.ctx.database.caps, { now: NOW, webhookId: 'wh_a', ordered: false, eventIds: ['evt_1', 'evt_2'] });
     expect(ids).toHaveLength(2);
     const jobs = await allJobs(db);
     expect(jobs.map((j) => j.id).sort()).toEqual([...ids].sort());
@@ -50,13 +50,13 @@ describe.each(DIALECTS)('replayEvents (%s)', (dialect) => {
     await seedEvent(db, 'evt_old', null);
     await seedJob(db, { id: 'job_a1', webhookId: 'wh_a', eventId: 'evt_1', state: 'delivered' });
     await seedJob(db, { id: 'job_b2', webhookId: 'wh_b', eventId: 'evt_2', state: 'delivered' });
-    const ids = await replayEvents(db, { now: NOW, webhookId: 'wh_a', eventIds: ['evt_1', 'evt_2', 'evt_old', 'evt_missing'] });
+    const ids = await replayEvents(db, t.ctx.database.caps, { now: NOW, webhookId: 'wh_a', ordered: false, eventIds: ['evt_1', 'evt_2', 'evt_old', 'evt_missing'] });
     expect(ids).toHaveLength(1);
     const created = (await allJobs(db)).filter((j) => j.id === ids[0]);
     expect(created).toMatchObject([{ webhook_id: 'wh_a', event_id: 'evt_2', state: 'pending' }]);
     // Asked again, it finds a job for every event and changes nothing.
     const before = await snapshot(db);
-    expect(await replayEvents(db, { now: NOW + 1, webhookId: 'wh_a', eventIds: ['evt_1', 'evt_2'] })).toEqual([]);
+    expect(await replayEvents(db, t.ctx.database.caps, { now: NOW + 1, webhookId: 'wh_a', ordered: false, eventIds: ['evt_1', 'evt_2'] })).toEqual([]);
     expect(await snapshot(db)).toEqual(before);
   });
 });
