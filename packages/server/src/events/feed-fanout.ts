@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Context } from '../context.js';
 import { AppError, problemBody } from '../errors.js';
-import { encodeFeedCursor, eventJson, laterOf, ORIGIN, RECHECK_MS, refuseBeyondHead, refuseExpired, type FeedWaker } from './feed.js';
+import { encodeFeedCursor, eventJson, laterOf, ORIGIN, RECHECK_MS, refuseExpired, refuseUnissued, type FeedWaker } from './feed.js';
 import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
 import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 
@@ -176,7 +176,7 @@ export class FeedFanout {
       // Joined before the headers go out: an event committed once the client sees the answer is in its stream.
       stream.position = req.start !== 'now' ? req.start : this.running ? this.position : await this.head();
       // A made-up position beyond the head would skip every event up to it (the pull feed refuses it alike).
-      if (req.start !== 'now') refuseBeyondHead(req.start, await this.head(), 'Last-Event-ID');
+      if (req.start !== 'now') await refuseUnissued(this.ctx.database.db, req.start, null, 'Last-Event-ID');
       const joined = req.start === 'now' && this.join(stream, true);
       this.writeHead(stream);
       if (!joined) await this.catchUp(stream, req.start === 'now');

@@ -71,3 +71,10 @@ export async function readFeed(
   const last = rows.find((r) => r.head);
   return { rows: page, head: last ? { tx: Number(last.tx), position: Number(last.position) } : null };
 }
+
+/** The position of the newest event in the feed, whatever the horizon; retention never removes it. */
+export async function newestFeedPosition(db: Kysely<Tables>): Promise<FeedPosition | null> {
+  const { rows } = await sql<FeedPosition>`select tx, position from events where position is not null order by tx desc, position desc limit 1`.execute(db);
+  const r = rows[0];
+  return r ? { tx: Number(r.tx), position: Number(r.position) } : null;
+}

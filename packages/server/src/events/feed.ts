@@ -1,9 +1,11 @@
+import type { Kysely } from 'kysely';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { getMeta } from '../db/meta-store.js';
+import type { Tables } from '../db/tables.js';
 import { decodeCursor, encodeCursor, FRAME_CLOSE, FRAME_OPEN, listJson } from '../lib/cursor.js';
-import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
+import { newestFeedPosition, readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 import type { FeedReadAhead, FullPage } from './feed-read-ahead.js';
 import { PRUNED_THROUGH_KEY } from './retention-store.js';
 
@@ -70,7 +72,7 @@ async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest)
   const deadline = Date.now() + req.waitMs;
   for (let first = true; ; first = false) {
     const { rows, head } = await readFeed(db, caps, { after, filter: req.filter, limit: req.limit });
-    if (first) refuseBeyondHead(after, head, 'after');
+    if (first) await refuseUnissued(db, after, head, 'after');
     if (rows.length > 0 || Date.now() >= deadline || req.signal.aborted) return page(rows, head, after, req);
     await req.waker.wait(Math.min(RECHECK_MS, deadline - Date.now()), req.signal);
   }
@@ -146,11 +148,18 @@ class PageItems {
 }
 
 /**
- * Every cursor handed out is at or below the head (heads never move back): one beyond it was made up, and resuming
- * from it would skip every event up to it.
+ * Every cursor handed out is at or below an event that still exists (retention always keeps the newest one): a
+ * cursor beyond the newest event was made up, and resuming from it would skip every event up to it.
+ *
+ * The head a read returns (`head`, under the horizon) is not that bound, only a quick first check: on PostgreSQL it
+ * can move back a little. The horizon leaves out other databases' transactions as pg_stat_activity lists them when
+ * the statement reads it; one that ended after the statement's snapshot was taken is no longer listed, so it holds
+ * that read's horizon below an earlier read's, and a cursor handed out a moment ago can be beyond the new head. Only
+ * then is the newest event looked up.
  */
-export function refuseBeyondHead(after: FeedPosition, head: FeedPosition | null, parameter: string): void {
-  if (beyond(after, head ?? ORIGIN)) {
+export async function refuseUnissued(db: Kysely<Tables>, after: FeedPosition, head: FeedPosition | null, parameter: string): Promise<void> {
+  if (!beyond(after, head ?? ORIGIN)) return;
+  if (beyond(after, (await newestFeedPosition(db)) ?? ORIGIN)) {
     throw new AppError('invalid_query', 'The cursor is not one this service issued.', { errors: [{ path: parameter, message: 'unknown cursor' }] });
   }
 }

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../db/dialects/types.js';
 import { putMetaAtLeast } from '../db/meta-store.js';
 import type { Tables } from '../db/tables.js';
-import type { FeedPosition } from './feed-store.js';
+import { newestFeedPosition, type FeedPosition } from './feed-store.js';
 
 /** Where retention records the highest feed position it ever pruned: cursors below it are gone (SPEC §7). */
 export const PRUNED_THROUGH_KEY = 'feed_pruned_through';
@@ -26,12 +26,6 @@ function prunable(db: Kysely<Tables>, caps: DialectCapabilities, opts: { before:
        ${notHead}`;
 }
 
-async function feedHead(db: Kysely<Tables>): Promise<FeedPosition | null> {
-  const row = await sql<FeedPosition>`select tx, position from events where position is not null order by tx desc, position desc limit 1`.execute(db);
-  const r = row.rows[0];
-  return r ? { tx: Number(r.tx), position: Number(r.position) } : null;
-}
-
 /**
  * Removes up to `limit` prunable events, oldest first, in one short transaction, and moves the feed's pruned
  * horizon to the highest position among them (never back).
@@ -42,7 +36,7 @@ export async function pruneEvents(
   opts: { before: number; idBelow: string; limit: number },
 ): Promise<{ events: number; prunedThrough: FeedPosition | null }> {
   return db.transaction().execute(async (trx) => {
-    const head = await feedHead(trx);
+    const head = await newestFeedPosition(trx);
     const { rows } = await sql<{ id: string }>`${prunable(trx, caps, { ...opts, head })} order by e.id limit ${opts.limit}`.execute(trx);
     if (rows.length === 0) return { events: 0, prunedThrough: null };
     // The guard again: a job written for one of them since (a replay) keeps it.
@@ -64,7 +58,7 @@ export async function pruneEvents(
 
 /** What pruneEvents would remove now, all batches together (`svc prune --dry-run`). */
 export async function countPrunableEvents(db: Kysely<Tables>, caps: DialectCapabilities, opts: { before: number; idBelow: string }): Promise<number> {
-  const head = await feedHead(db);
+  const head = await newestFeedPosition(db);
   const { rows } = await sql<{ n: number }>`select count(*) as n from (${prunable(db, caps, { ...opts, head })}) as p`.execute(db);
   return Number(rows[0]?.n ?? 0);
 }

@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeFeedCursor } from '../../src/events/feed.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
@@ -211,6 +213,52 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
     await revoked.ended;
     expect(revoked.events().at(-1)).toMatchObject({ event: 'error' });
     expect(JSON.parse(revoked.events().at(-1)!.data!).code).toBe('unauthorized');
+  });
+
+  // On PostgreSQL the head can move back a little (feed.ts, refuseUnissued): a transaction of another database that
+  // ends between a read's snapshot and its look at pg_stat_activity holds that read's horizon below an earlier one's.
+  // An open transaction of this database holds the head below an event the same way, deterministically: a cursor
+  // at that event (one handed out before the head moved back) is still one this service issued.
+  it.runIf(dialect === 'postgres')('a cursor at the newest event holds while the head stands below it; beyond the newest it does not', async () => {
+    await start();
+    const token = await reader();
+    await write('issues', 'a');
+    let release!: () => void;
+    let began!: () => void;
+    const started = new Promise<void>((r) => (began = r));
+    const holding = t.ctx.database.db.transaction().execute(async (trx) => {
+      await sql`select pg_current_xact_id()`.execute(trx);
+      began();
+      await new Promise<void>((r) => (release = r));
+    });
+    try {
+      await started;
+      const b = await write('issues', 'b');
+      const row = await t.ctx.database.db.selectFrom('events').select(['tx', 'position']).where('record_id', '=', b).executeTakeFirstOrThrow();
+      const newest = { tx: Number(row.tx), position: Number(row.position) };
+      const feed = (after: string) => t.app.inject({ method: 'GET', url: `/api/v1/events?after=${after}`, headers: { authorization: `Bearer ${token}` } });
+      const head = JSON.parse(Buffer.from((await feed('now')).json().nextCursor, 'base64url').toString()).after as string;
+      expect(head, 'the open transaction holds the head below b').not.toBe(`${newest.tx}.${newest.position}`);
+
+      const atNewest = await feed(encodeFeedCursor(newest));
+      expect(atNewest.statusCode, atNewest.body).toBe(200);
+      expect(atNewest.json().items).toEqual([]);
+      const beyondNewest = encodeFeedCursor({ tx: newest.tx, position: newest.position + 1 });
+      expect((await feed(beyondNewest)).json()).toMatchObject({ code: 'invalid_query', errors: [{ path: 'after' }] });
+      const refused = await stream(token, '', { 'last-event-id': beyondNewest });
+      await refused.ended;
+      expect(JSON.parse(refused.events().at(-1)!.data!)).toMatchObject({ code: 'invalid_query' });
+
+      const resumed = await stream(token, '', { 'last-event-id': encodeFeedCursor(newest) });
+      expect(resumed.status).toBe(200);
+      const later = await write('issues', 'c');
+      release();
+      await waitFor(() => resumed.events().length === 1, 'the event after the newest');
+      expect(ids(resumed)).toEqual([later]);
+    } finally {
+      release();
+      await holding;
+    }
   });
 
   it('a token revoked (or a session logged out) in this process ends its streams at once, before any later event', async () => {
