@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Context } from '../context.js';
 import { AppError, problemBody } from '../errors.js';
-import { encodeFeedCursor, eventJson, laterOf, ORIGIN, RECHECK_MS, refuseExpired, refuseUnissued, type FeedWaker } from './feed.js';
+import { encodeFeedCursor, laterOf, ORIGIN, RECHECK_MS, refuseExpired, refuseUnissued, type FeedWaker } from './feed.js';
 import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
 import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 
@@ -40,7 +40,7 @@ const matches = (f: FeedFilter, row: FeedRow): boolean =>
   (f.operational === true || row.collection !== OPERATIONAL_COLLECTION) &&
   (f.collections === null || f.collections.includes(row.collection)) && (f.topics === null || f.topics.includes(row.topic));
 /** One event as an SSE frame; its JSON has no line breaks (stored payloads are compact JSON). */
-const frameOf = (row: FeedRow): Buffer => Buffer.from(`id: ${encodeFeedCursor(row)}\nevent: ${row.topic}\ndata: ${eventJson(row)}\n\n`);
+const frameOf = (row: FeedRow): Buffer => Buffer.from(`id: ${encodeFeedCursor(row)}\nevent: ${row.topic}\ndata: ${row.json}\n\n`);
 /** The frames of a read's events, and all of them as one buffer. */
 function framesOf(rows: readonly FeedRow[]): [Buffer[], Buffer] {
   const frames = rows.map(frameOf);

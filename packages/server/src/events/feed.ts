@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
-import { iso } from '../lib/clock.js';
 import { getMeta } from '../db/meta-store.js';
 import type { Tables } from '../db/tables.js';
 import { decodeCursor, encodeCursor, FRAME_CLOSE, FRAME_OPEN, listJson } from '../lib/cursor.js';
-import { newestFeedPosition, readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
+import { newestFeedPosition, readFeed, readFeedPage, type FeedFilter, type FeedPosition, type JoinedPage } from './feed-store.js';
 import type { FeedReadAhead, FullPage } from './feed-read-ahead.js';
 import { PRUNED_THROUGH_KEY } from './retention-store.js';
 
@@ -27,10 +26,6 @@ export function decodeFeedCursor(raw: string | undefined, parameter = 'after'): 
   const [tx, position] = text.split('.').map(Number) as [number, number];
   return { tx, position };
 }
-
-/** An event as the feed shows it, spliced around its stored payload text (the webhook envelope's payload, byte for byte). */
-export const eventJson = (r: FeedRow): string =>
-  `{"id":${JSON.stringify(r.id)},"topic":${JSON.stringify(r.topic)},"collection":${JSON.stringify(r.collection)},"recordId":${JSON.stringify(r.record_id)},"occurredAt":"${iso(r.created_at)}","payload":${r.payload}}`;
 
 export interface FeedPageRequest {
   after: FeedPosition | 'now' | null;
@@ -70,10 +65,11 @@ export async function feedPage(ctx: Context, req: FeedPageRequest): Promise<Buff
 async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest): Promise<PageBytes> {
   const { db, caps } = ctx.database;
   const deadline = Date.now() + req.waitMs;
+  const budget = req.maxBytes - PAGE_FRAME_MAX_BYTES;
   for (let first = true; ; first = false) {
-    const { rows, head } = await readFeed(db, caps, { after, filter: req.filter, limit: req.limit });
-    if (first) await refuseUnissued(db, after, head, 'after');
-    if (rows.length > 0 || Date.now() >= deadline || req.signal.aborted) return page(rows, head, after, req);
+    const joined = await readFeedPage(db, caps, { after, filter: req.filter, limit: req.limit, budget });
+    if (first) await refuseUnissued(db, after, joined.head, 'after');
+    if (joined.kept > 0 || Date.now() >= deadline || req.signal.aborted) return page(joined, after, req);
     await req.waker.wait(Math.min(RECHECK_MS, deadline - Date.now()), req.signal);
   }
 }
@@ -98,54 +94,23 @@ const readAheadKey = (after: FeedPosition, req: FeedPageRequest): string =>
 /** A page's bytes, and when it is full (a next page may follow at once), the position of its last event. */
 type PageBytes = Omit<FullPage, 'fullThrough'> & { fullThrough: FeedPosition | null };
 
-function page(rows: readonly FeedRow[], head: FeedPosition | null, after: FeedPosition, req: FeedPageRequest): PageBytes {
-  const items = new PageItems(rows.map(eventJson), req.maxBytes);
-  const full = items.count < rows.length || rows.length === req.limit;
-  const last = items.count > 0 ? rows[items.count - 1]! : null;
-  const next = full && last ? last : laterOf(head, after);
+/**
+ * The page's list JSON around the items the database joined (feed-store.ts readFeedPage), in one buffer. Full when
+ * the limit or the byte budget cut it: then its cursor is its last event, else the head.
+ */
+function page(p: JoinedPage, after: FeedPosition, req: FeedPageRequest): PageBytes {
+  const full = p.kept < p.read || p.read === req.limit;
+  const next = full && p.last ? p.last : laterOf(p.head, after);
   const position = { tx: next.tx, position: next.position };
-  return { bytes: items.close(encodeFeedCursor(position)), fullThrough: full && last ? position : null };
+  const close = `${FRAME_CLOSE}${JSON.stringify(encodeFeedCursor(position))}}`;
+  const bytes =
+    typeof p.items === 'string' ? Buffer.from(`${FRAME_OPEN}${p.items}${close}`) : Buffer.concat([OPEN_BYTES, p.items ?? Buffer.alloc(0), Buffer.from(close)]);
+  return { bytes, fullThrough: full && p.last ? position : null };
 }
 
 /** The longest feed cursor (two signed 19-digit numbers) with the list frame around it: what a page spends besides its items. */
 const PAGE_FRAME_MAX_BYTES = Buffer.byteLength(listJson([], encodeCursor('-9223372036854775808.-9223372036854775808')));
-const COMMA = 0x2c;
-
-/**
- * A page's list JSON, encoded as UTF-8 once, straight into one buffer: each event's text is written in and its size
- * known from the write. (Counting each event's bytes, joining the texts and encoding the joined text again took most
- * of a page's time in the profile.) Takes events in order while the page stays within maxBytes, and at least one.
- */
-class PageItems {
-  private readonly buffer: Buffer;
-  private end: number;
-  count = 0;
-
-  constructor(texts: readonly string[], maxBytes: number) {
-    const budget = maxBytes - PAGE_FRAME_MAX_BYTES;
-    // Room for every event at UTF-8's worst case (3 bytes per UTF-16 unit), but no more than the budget unless the
-    // first event alone needs it.
-    let room = 0;
-    for (const text of texts) room += 3 * text.length + 1;
-    this.buffer = Buffer.allocUnsafe(PAGE_FRAME_MAX_BYTES + Math.min(room, Math.max(budget, 3 * (texts[0]?.length ?? 0))));
-    this.end = this.buffer.write(FRAME_OPEN);
-    const itemsStart = this.end;
-    for (const text of texts) {
-      const left = budget - (this.end - itemsStart) - (this.count > 0 ? 1 : 0);
-      // The exact size is counted only for an event that might not fit.
-      if (this.count > 0 && 3 * text.length > left && Buffer.byteLength(text) > left) break;
-      if (this.count > 0) this.buffer[this.end++] = COMMA;
-      this.end += this.buffer.write(text, this.end);
-      this.count++;
-    }
-  }
-
-  /** The page's bytes, ending with its cursor. */
-  close(nextCursor: string): Buffer {
-    this.end += this.buffer.write(`${FRAME_CLOSE}${JSON.stringify(nextCursor)}}`, this.end);
-    return this.buffer.subarray(0, this.end);
-  }
-}
+const OPEN_BYTES = Buffer.from(FRAME_OPEN);
 
 /**
  * Every cursor handed out is at or below an event that still exists (retention always keeps the newest one): a

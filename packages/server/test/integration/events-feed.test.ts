@@ -95,6 +95,23 @@ describe.each(DIALECTS)('GET /api/v1/events (%s)', (dialect) => {
     expect(res.statusCode).toBe(401);
   });
 
+  it('builds each event\'s JSON in the database exactly as JSON.stringify would: milliseconds padded, UTC, payload as stored', async () => {
+    cachedToken = null;
+    rig = await createDeliveryRig(dialect, {}, { startWorker: false });
+    const created = [await rig.createRecord({ title: 'a "quoted" \\ title\n' }), await rig.createRecord({ title: 'ünïcødé ✓' })];
+    const { db } = rig.ctx.database;
+    // 1 ms after the epoch's second, and the last millisecond of a leap day: the padding and the calendar.
+    const times = [1_700_000_000_001, 1_709_251_199_999];
+    for (const [i, r] of created.entries()) await db.updateTable('events').set({ created_at: times[i]! }).where('record_id', '=', r.id).execute();
+    const res = await rig.app.inject({ method: 'GET', url: '/api/v1/events', headers: { authorization: `Bearer ${await feedToken()}` } });
+    const rows = await db.selectFrom('events').select(['id', 'topic', 'collection', 'record_id', 'created_at', 'payload']).where('position', 'is not', null).orderBy('position').execute();
+    const expected = rows.map(
+      (r) => `{"id":${JSON.stringify(r.id)},"topic":${JSON.stringify(r.topic)},"collection":${JSON.stringify(r.collection)},"recordId":${JSON.stringify(r.record_id)},"occurredAt":${JSON.stringify(new Date(Number(r.created_at)).toISOString())},"payload":${r.payload}}`,
+    );
+    expect(res.body.startsWith(`{"items":[${expected.join(',')}],"nextCursor":`), res.body.slice(0, 400)).toBe(true);
+    expect(res.json().items.map((e: any) => e.occurredAt)).toEqual(['2023-11-14T22:13:20.001Z', '2024-02-29T23:59:59.999Z']);
+  });
+
   it('refuses a cursor it did not issue: beyond the head, negative, or with a member more', async () => {
     cachedToken = null;
     rig = await createDeliveryRig(dialect, {}, { startWorker: false });

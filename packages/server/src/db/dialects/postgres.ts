@@ -80,13 +80,19 @@ const caps: DialectCapabilities = {
   eventPositions: async () => ({ expressions: { tx: sql<number>`pg_current_xact_id()::text::bigint`, position: sql<number>`nextval('events_position_seq')` } }),
   // The oldest transaction still running at the statement's snapshot, leaving out those known to run in another
   // database of the cluster (transaction ids are cluster-wide; only this database's can write our events). One
-  // that ended before pg_stat_activity was read is kept in: the horizon errs early, never late.
+  // that ended before pg_stat_activity was read is kept in: the horizon errs early, never late (and so a read's
+  // horizon can fall a little below the one before; feed.ts refuseUnissued).
   feedHorizon: () => sql<number>`(select coalesce(
       (select min(x::text::bigint) from pg_snapshot_xip(pg_current_snapshot()) as x
         where (x::text::bigint % 4294967296)::text not in (
           select a.backend_xid::text from pg_stat_activity a where a.backend_xid is not null and a.datname is distinct from current_database())),
       pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
   feedHorizonOnce: true,
+  // The epoch plus whole milliseconds as an interval: exact, no float, no time zone.
+  eventJson: () => sql<string>`'{"id":' || to_json(id)::text || ',"topic":' || to_json(topic)::text || ',"collection":' || to_json(collection)::text
+    || ',"recordId":' || to_json(record_id)::text || ',"occurredAt":"'
+    || to_char(timestamp 'epoch' + created_at * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    || '","payload":' || coalesce(payload, 'null') || '}'`,
   withFeedNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${FEED_CHANNEL}, '') from written`,
   query,
 };

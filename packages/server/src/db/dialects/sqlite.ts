@@ -51,6 +51,14 @@ const caps: DialectCapabilities = {
   },
   feedHorizon: () => sql<number>`1`,
   feedHorizonOnce: false,
+  // created_at is whole milliseconds: the seconds by strftime, the milliseconds written out, no float on the way.
+  eventJson: () => sql<string>`'{"id":' || json_quote(id) || ',"topic":' || json_quote(topic) || ',"collection":' || json_quote(collection)
+    || ',"recordId":' || json_quote(record_id) || ',"occurredAt":"' || strftime('%Y-%m-%dT%H:%M:%S', created_at / 1000, 'unixepoch')
+    || printf('.%03dZ', created_at % 1000) || '","payload":' || coalesce(payload, 'null') || '}'`,
+  joinPage: {
+    json: (value) => sql<Buffer | null>`cast(group_concat(${value}, ',') as blob)`,
+    text: (value) => sql<string | null>`group_concat(${value}, ',')`,
+  },
   withFeedNotice: (insert) => insert,
   query,
 };
