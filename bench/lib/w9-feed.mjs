@@ -1,23 +1,34 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { Agent, request } from 'undici';
 import { createDb } from './pg.mjs';
 import { admin, seedRecords, startSvc } from './svc.mjs';
 
 const PAGE = 1000;
 
-/** The feed through the API: pages of 1,000 from the start until one comes back empty. */
+/**
+ * The feed through the API: pages of 1,000 from the start until one comes back empty, each parsed into objects, on
+ * one keep-alive connection. undici's `request` (the library fetch is built on) rather than fetch: fetch's
+ * `Response.json()` goes through web streams and cost this client 8 ms a page of 1.4 MB here, where reading the body
+ * and JSON.parse cost 3 ms; W9 measures svc's catch-up, not the client's stream machinery.
+ */
 async function readApi(url, token) {
+  const agent = new Agent({ connections: 1 });
   const t0 = performance.now();
   let after = '';
   let count = 0;
-  for (;;) {
-    const res = await fetch(`${url}/api/v1/events?limit=${PAGE}${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
-    const page = await res.json();
-    if (res.status !== 200) throw new Error(`feed: ${res.status} ${JSON.stringify(page).slice(0, 200)}`);
-    count += page.items.length;
-    if (page.items.length === 0) break;
-    after = page.nextCursor;
+  try {
+    for (;;) {
+      const res = await request(`${url}/api/v1/events?limit=${PAGE}${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${token}` }, dispatcher: agent });
+      const page = JSON.parse(await res.body.text());
+      if (res.statusCode !== 200) throw new Error(`feed: ${res.statusCode} ${JSON.stringify(page).slice(0, 200)}`);
+      count += page.items.length;
+      if (page.items.length === 0) break;
+      after = page.nextCursor;
+    }
+  } finally {
+    await agent.close();
   }
   return { count, seconds: (performance.now() - t0) / 1000 };
 }
