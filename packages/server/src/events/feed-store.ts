@@ -24,6 +24,23 @@ export interface FeedFilter {
 }
 
 /**
+ * What every feed statement shares: the horizon and the filters. SQLite's horizon is a constant, written into each
+ * part so that the feed index serves the order (joined from a CTE, SQLite sorted every page in a temporary B-tree:
+ * 2-3× the read). PostgreSQL's reads the snapshot: computed once, in a CTE, so that a page and the head are cut at
+ * the same horizon.
+ */
+function feedStatementParts(caps: DialectCapabilities, filter: FeedFilter) {
+  const { collections, topics } = filter;
+  const byCollection = collections === null ? sql`` : sql`and collection in (${sql.join(collections)})`;
+  const byTopic = topics === null ? sql`` : sql`and topic in (${sql.join(topics)})`;
+  const byKind = filter.operational ? sql`` : sql`and collection <> ${OPERATIONAL_COLLECTION}`;
+  const [withHorizon, fromHorizon, h] = caps.feedHorizonOnce
+    ? [sql`with horizon as (select ${caps.feedHorizon()} as h)`, sql`, horizon`, sql`horizon.h`]
+    : [sql``, sql``, caps.feedHorizon()];
+  return { withHorizon, fromHorizon, h, matching: sql`${byCollection} ${byTopic} ${byKind}` };
+}
+
+/**
  * One page of the feed after `after` (null: from the oldest), and the head: the last position readable now. One
  * statement, so the page and the head come from one snapshot, and only under the horizon (below it nothing can
  * commit any more; see DialectCapabilities.feedHorizon): a position handed out is never passed by a later commit.
@@ -34,23 +51,13 @@ export async function readFeed(
   opts: { after: FeedPosition | null; filter: FeedFilter; limit: number },
 ): Promise<{ rows: FeedRow[]; head: FeedPosition | null }> {
   const after = opts.after ?? { tx: -1, position: -1 };
-  const { collections, topics } = opts.filter;
-  const byCollection = collections === null ? sql`` : sql`and collection in (${sql.join(collections)})`;
-  const byTopic = topics === null ? sql`` : sql`and topic in (${sql.join(topics)})`;
-  const byKind = opts.filter.operational ? sql`` : sql`and collection <> ${OPERATIONAL_COLLECTION}`;
-  // SQLite's horizon is a constant, written into each half so that the feed index serves the order (joined from a
-  // CTE, SQLite sorted every page in a temporary B-tree: 2-3× the read). PostgreSQL's reads the snapshot: computed
-  // once, in a CTE, so that the page and the head are cut at the same horizon.
-  const [withHorizon, fromHorizon, h] = caps.feedHorizonOnce
-    ? [sql`with horizon as (select ${caps.feedHorizon()} as h)`, sql`, horizon`, sql`horizon.h`]
-    : [sql``, sql``, caps.feedHorizon()];
+  const { withHorizon, fromHorizon, h, matching } = feedStatementParts(caps, opts.filter);
   const { rows } = await sql<FeedRow & { head: boolean }>`
     ${withHorizon}
     select * from (
       select ${caps.eventJson()} as json, topic, collection, tx, position, false as head
         from events${fromHorizon}
-       where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position})
-             ${byCollection} ${byTopic} ${byKind}
+       where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${matching}
        order by tx, position
        limit ${opts.limit}) page
     union all
@@ -107,21 +114,15 @@ export async function readFeedPage(
   caps: DialectCapabilities,
   opts: { after: FeedPosition; filter: FeedFilter; limit: number; budget: number },
 ): Promise<JoinedPage> {
-  const { after, filter } = opts;
-  const byCollection = filter.collections === null ? sql`` : sql`and collection in (${sql.join(filter.collections)})`;
-  const byTopic = filter.topics === null ? sql`` : sql`and topic in (${sql.join(filter.topics)})`;
-  const byKind = filter.operational ? sql`` : sql`and collection <> ${OPERATIONAL_COLLECTION}`;
-  const [withHorizon, fromHorizon, h] = caps.feedHorizonOnce
-    ? [sql`with horizon as (select ${caps.feedHorizon()} as h)`, sql`, horizon`, sql`horizon.h`]
-    : [sql``, sql``, caps.feedHorizon()];
+  const { after } = opts;
+  const { withHorizon, fromHorizon, h, matching } = feedStatementParts(caps, opts.filter);
   const page = sql`
     select ${caps.eventJson()} as json, tx, position
       from events${fromHorizon}
-     where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position})
-           ${byCollection} ${byTopic} ${byKind}
+     where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${matching}
      order by tx, position
      limit ${opts.limit}`;
-  const head = sql`
+  const headRow = sql`
     select tx, position
       from events${fromHorizon}
      where position is not null and tx < ${h}
@@ -136,22 +137,22 @@ export async function readFeedPage(
              cast(null as bigint) as tx, cast(null as bigint) as position
         from (${page}) page
       union all
-      select * from (select cast(null as text), cast(null as text), cast(null as text), tx, position from (${head}) h) head`.execute(db);
+      select * from (select cast(null as text), cast(null as text), cast(null as text), tx, position from (${headRow}) h) head`.execute(db);
     const joined = rows.find((r) => r.tx === null)!;
-    const last = headOf(rows.find((r) => r.tx !== null));
-    if (joined.items === null || joined.sizes === null || joined.positions === null) return { items: null, kept: 0, read: 0, last: null, head: last };
-    return { ...keepInBudget(joined.items, joined.sizes.split(',').map(Number), joined.positions.split(',').map(toPosition), opts.budget), head: last };
+    const head = headOf(rows.find((r) => r.tx !== null));
+    if (joined.items === null || joined.sizes === null || joined.positions === null) return { items: null, kept: 0, read: 0, last: null, head };
+    return { ...keepInBudget(joined.items, joined.sizes.split(',').map(Number), joined.positions.split(',').map(toPosition), opts.budget), head };
   }
   const { rows } = await sql<{ json: string | null; size: number | null; tx: number; position: number }>`
     ${withHorizon}
     select * from (select json, octet_length(json) as size, tx, position from (${page}) p) page
     union all
-    select * from (select cast(null as text), cast(null as integer), tx, position from (${head}) h) head`.execute(db);
+    select * from (select cast(null as text), cast(null as integer), tx, position from (${headRow}) h) head`.execute(db);
   const events = rows.filter((r) => r.json !== null);
-  const last = headOf(rows.find((r) => r.json === null));
-  if (events.length === 0) return { items: null, kept: 0, read: 0, last: null, head: last };
+  const head = headOf(rows.find((r) => r.json === null));
+  if (events.length === 0) return { items: null, kept: 0, read: 0, last: null, head };
   const positions = events.map((r) => ({ tx: Number(r.tx), position: Number(r.position) }));
-  return { ...keepInBudget(events.map((r) => r.json).join(','), events.map((r) => Number(r.size)), positions, opts.budget), head: last };
+  return { ...keepInBudget(events.map((r) => r.json).join(','), events.map((r) => Number(r.size)), positions, opts.budget), head };
 }
 
 const toPosition = (text: string): FeedPosition => {
