@@ -42,17 +42,19 @@ async function enabledTarget(ctx: Context, id: string, verb: string): Promise<Ta
 /** Every dead job of the target created in the window goes back to pending for one more round. */
 export async function recoverTarget(ctx: Context, id: string, w: Window): Promise<{ jobs: number }> {
   const target = await enabledTarget(ctx, id, 'recover its jobs');
-  const { db } = ctx.database;
+  const { db, caps } = ctx.database;
   let jobs = 0;
   for (;;) {
-    const n = await recoverDead(db, {
-      now: ctx.clock.now(),
-      webhookId: target.id,
-      from: w.since,
-      to: w.until,
-      firstDelayMs: ctx.config.webhookRetrySchedule[0] ?? 0,
-      limit: BATCH,
-    });
+    const n = await db.transaction().execute((trx) =>
+      recoverDead(trx, caps, {
+        now: ctx.clock.now(),
+        webhookId: target.id,
+        from: w.since,
+        to: w.until,
+        firstDelayMs: ctx.config.webhookRetrySchedule[0] ?? 0,
+        limit: BATCH,
+      }),
+    );
     jobs += n;
     if (n < BATCH) break;
   }

@@ -16,14 +16,14 @@ export const NOW = T0 + 60_000;
 export async function seedTarget(
   db: Kysely<Tables>,
   id: string,
-  opts: { enabled?: boolean; deletedAt?: number | null; topics?: Topic[] } = {},
+  opts: { enabled?: boolean; deletedAt?: number | null; topics?: Topic[]; ordering?: 'none' | 'record' } = {},
 ): Promise<void> {
   const deletedAt = opts.deletedAt ?? null;
   // A deleted target has its secret erased (targets-store.ts deleteTarget), so the fixture does the same.
   const secret = deletedAt === null ? 'sealed-secret' : null;
-  await sql`insert into webhooks (id, name, url, topics, enabled, secret_sealed, previous_secret_sealed, previous_secret_expires_at, created_at, updated_at, deleted_at)
+  await sql`insert into webhooks (id, name, url, topics, enabled, secret_sealed, previous_secret_sealed, previous_secret_expires_at, created_at, updated_at, deleted_at, ordering)
             values (${id}, ${id}, 'https://receiver.example/hook', ${JSON.stringify(opts.topics ?? ['record.created'])},
-                    ${opts.enabled === false ? 0 : 1}, ${secret}, null, null, ${T0}, ${T0}, ${deletedAt})`.execute(db);
+                    ${opts.enabled === false ? 0 : 1}, ${secret}, null, null, ${T0}, ${T0}, ${deletedAt}, ${opts.ordering ?? 'none'})`.execute(db);
 }
 
 export async function seedEvent(db: Kysely<Tables>, id = 'evt_1', payload: string | null = '{"title":"hello","n":1}'): Promise<void> {

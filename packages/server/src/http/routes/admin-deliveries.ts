@@ -66,10 +66,13 @@ export const adminDeliveryRoutes =
     app.post('/admin/v1/deliveries/:id/retry', {
       schema: { operationId: 'retryDelivery', summary: 'Send a dead job through one more full round of the schedule', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJob), ...errorResponses(401, 403, 404, 409) } },
     }, async (request) => {
-      const { db } = ctx.database;
+      const { db, caps } = ctx.database;
       const job = await findJob(db, request.params.id);
       if (!job) throw new AppError('not_found', 'No such delivery job.');
-      if (!(await retryDead(db, { now: ctx.clock.now(), jobId: job.id, firstDelayMs: ctx.config.webhookRetrySchedule[0] ?? 0 }))) {
+      const retried = await db.transaction().execute((trx) =>
+        retryDead(trx, caps, { now: ctx.clock.now(), jobId: job.id, firstDelayMs: ctx.config.webhookRetrySchedule[0] ?? 0 }),
+      );
+      if (!retried) {
         if (job.state !== 'dead') throw new AppError('conflict', `Only a dead job can be retried; this one is ${job.state}.`);
         throw new AppError('conflict', 'The target of this job was deleted.');
       }

@@ -1,15 +1,23 @@
 import { sql, type Kysely } from 'kysely';
+import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { idFloorAt } from '../../lib/ids.js';
+import { promoteHeld } from './promote-held.js';
+import { revivedState } from './retry-dead.js';
 
 /**
  * dead → pending, for up to `limit` dead jobs of one target created within [from, to]: each gets one more full round
  * of the schedule, exactly as retryDead gives one job (round_start = attempt_count; numbering continues). Only while
  * the target is not deleted. One guarded statement per batch, so a recovery of thousands of jobs never holds one
- * long lock; the caller repeats it until a batch comes back short. Returns how many jobs it sent back.
+ * long lock; the caller repeats it until a batch comes back short, each batch in a transaction. Returns how many
+ * jobs it sent back.
+ *
+ * For a target that orders by record they come back `held` (dead → held), as retryDead's do, and promoteHeld then
+ * releases the oldest of each record that has no unfinished job: a record's recovered jobs go out one after another.
  */
 export async function recoverDead(
   db: Kysely<Tables>,
+  caps: DialectCapabilities,
   opts: { now: number; webhookId: string; from: number; to: number; firstDelayMs: number; limit: number },
 ): Promise<number> {
   const { now, webhookId, from, to, limit } = opts;
@@ -27,12 +35,14 @@ export async function recoverDead(
     .limit(limit);
   const res = await db
     .updateTable('delivery_jobs')
-    .set((eb) => ({ state: 'pending', round_start: eb.ref('attempt_count'), next_attempt_at: now + opts.firstDelayMs, updated_at: now }))
+    .set((eb) => ({ state: revivedState(), round_start: eb.ref('attempt_count'), next_attempt_at: now + opts.firstDelayMs, updated_at: now }))
     .where('id', 'in', batch)
     .where('state', '=', 'dead')
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'delivery_jobs.webhook_id').where('w.deleted_at', 'is', null)),
     )
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows);
+    .returning('id')
+    .execute();
+  await promoteHeld(db, caps, { now, after: res.map((r) => r.id) });
+  return res.length;
 }

@@ -1,19 +1,35 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
+import { promoteHeld } from './promote-held.js';
+
+/**
+ * The state a dead job comes back to: `held` for a target that orders by record (decided by the target's row in the
+ * same statement), else `pending`. Shared by retryDead and recoverDead.
+ */
+export const revivedState = () =>
+  sql<'pending' | 'held'>`case when exists (select 1 from webhooks w where w.id = delivery_jobs.webhook_id and w.ordering = 'record') then 'held' else 'pending' end`;
 
 /**
  * dead → pending for one more full round of the schedule; attempt numbering continues. Only while the target is
  * not deleted: a claim needs a live target, so an orphan sent back to pending would wait there for ever.
+ *
+ * For a target that orders by record the job comes back `held` (dead → held), and promoteHeld releases it at once
+ * unless its record has an unfinished job: then it waits for that one, as a replayed job does (replay-events.ts), so
+ * a record never has two jobs in flight (SPEC §9). Run it in a transaction: a crash between the two statements
+ * leaves a held job the worker's sweep releases.
  */
-export async function retryDead(db: Kysely<Tables>, opts: { now: number; jobId: string; firstDelayMs: number }): Promise<boolean> {
+export async function retryDead(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobId: string; firstDelayMs: number }): Promise<boolean> {
   const res = await db
     .updateTable('delivery_jobs')
-    .set((eb) => ({ state: 'pending', round_start: eb.ref('attempt_count'), next_attempt_at: opts.now + opts.firstDelayMs, updated_at: opts.now }))
+    .set((eb) => ({ state: revivedState(), round_start: eb.ref('attempt_count'), next_attempt_at: opts.now + opts.firstDelayMs, updated_at: opts.now }))
     .where('id', '=', opts.jobId)
     .where('state', '=', 'dead')
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'delivery_jobs.webhook_id').where('w.deleted_at', 'is', null)),
     )
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  if (Number(res.numUpdatedRows) !== 1) return false;
+  await promoteHeld(db, caps, { now: opts.now, after: [opts.jobId] });
+  return true;
 }

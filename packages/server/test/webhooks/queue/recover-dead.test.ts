@@ -25,7 +25,7 @@ describe.each(DIALECTS)('recoverDead (%s)', (dialect) => {
     return { ...row, created_at: at };
   }
   const recover = (from: number, to: number, limit = 500, webhookId = 'wh_a') =>
-    recoverDead(t.ctx.database.db, { now: NOW, webhookId, from, to, firstDelayMs: FIRST_DELAY_MS, limit });
+    recoverDead(t.ctx.database.db, t.ctx.database.caps, { now: NOW, webhookId, from, to, firstDelayMs: FIRST_DELAY_MS, limit });
 
   it("sends the target's dead jobs created in the window back to pending for a new round, as a retry does; nothing else moves", async () => {
     const { db } = t.ctx.database;
@@ -68,5 +68,16 @@ describe.each(DIALECTS)('recoverDead (%s)', (dialect) => {
     const before = await snapshot(db);
     expect(await recover(T0 - 10 * MIN, T0, 500, 'wh_gone')).toBe(0);
     expect(await snapshot(db)).toEqual(before);
+  });
+
+  it('for a target that orders by record: the recovered jobs come back held, and only the oldest of each record goes', async () => {
+    const { db } = t.ctx.database;
+    await seedTarget(db, 'wh_o', { ordering: 'record' });
+    const first = await deadJobAt(T0 - 3 * MIN, 'wh_o');
+    const second = await deadJobAt(T0 - 2 * MIN, 'wh_o');
+    expect(await recover(T0 - 10 * MIN, T0, 500, 'wh_o')).toBe(2);
+    // Both are rec_1's (the fixture's record): the older goes out, the newer waits for it.
+    expect(await jobRow(db, first.id)).toMatchObject({ state: 'pending', round_start: 8, next_attempt_at: NOW });
+    expect(await jobRow(db, second.id)).toMatchObject({ state: 'held', round_start: 8 });
   });
 });

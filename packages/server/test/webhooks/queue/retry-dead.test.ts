@@ -19,7 +19,7 @@ describe.each(DIALECTS)('retryDead (%s)', (dialect) => {
     const { db } = t.ctx.database;
     const error = { code: 'http_status', message: 'The receiver answered 500.' };
     const before = await seedJob(db, { id: 'job_1', webhookId: 'wh_a', state: 'dead', attemptCount: 5, roundStart: 0, nextAttemptAt: T0 + 3, lastError: error });
-    expect(await retryDead(db, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(true);
+    expect(await retryDead(db, t.ctx.database.caps, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(true);
     expect(await jobRow(db, 'job_1')).toEqual({ ...before, state: 'pending', round_start: 5, next_attempt_at: NOW + FIRST_DELAY_MS, updated_at: NOW });
   });
 
@@ -28,7 +28,7 @@ describe.each(DIALECTS)('retryDead (%s)', (dialect) => {
     const lease = state === 'delivering' ? { id: 'lease_A', expiresAt: NOW + 1 } : null;
     await seedJob(db, { id: 'job_1', webhookId: 'wh_a', state, attemptCount: 2, lease });
     const before = await snapshot(db);
-    expect(await retryDead(db, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
+    expect(await retryDead(db, t.ctx.database.caps, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
     expect(await snapshot(db)).toEqual(before);
   });
 
@@ -38,8 +38,8 @@ describe.each(DIALECTS)('retryDead (%s)', (dialect) => {
     await seedTarget(db, 'wh_gone', { enabled: false, deletedAt: T0 + 1 });
     await seedJob(db, { id: 'job_1', webhookId: 'wh_gone', state: 'dead', attemptCount: 1, lastError: { code: 'target_deleted', message: 'x' } });
     const before = await snapshot(db);
-    expect(await retryDead(db, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
-    expect(await retryDead(db, { now: NOW, jobId: 'job_missing', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
+    expect(await retryDead(db, t.ctx.database.caps, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
+    expect(await retryDead(db, t.ctx.database.caps, { now: NOW, jobId: 'job_missing', firstDelayMs: FIRST_DELAY_MS })).toBe(false);
     expect(await snapshot(db)).toEqual(before);
   });
 
@@ -47,7 +47,24 @@ describe.each(DIALECTS)('retryDead (%s)', (dialect) => {
     const { db } = t.ctx.database;
     await seedTarget(db, 'wh_off', { enabled: false });
     const before = await seedJob(db, { id: 'job_1', webhookId: 'wh_off', state: 'dead', attemptCount: 3, roundStart: 0 });
-    expect(await retryDead(db, { now: NOW, jobId: 'job_1', firstDelayMs: 0 })).toBe(true);
+    expect(await retryDead(db, t.ctx.database.caps, { now: NOW, jobId: 'job_1', firstDelayMs: 0 })).toBe(true);
     expect(await jobRow(db, 'job_1')).toEqual({ ...before, state: 'pending', round_start: 3, next_attempt_at: NOW, updated_at: NOW });
+  });
+
+  it('for a target that orders by record: back to held, released at once unless the record has an unfinished job', async () => {
+    const { db, caps } = t.ctx.database;
+    await seedTarget(db, 'wh_o', { ordering: 'record' });
+    // rec_1 has nothing unfinished: its retried job is released (due now); rec_2's newer version is still pending.
+    await seedJob(db, { id: 'job_1', webhookId: 'wh_o', recordId: 'rec_1', state: 'dead', attemptCount: 8 });
+    await seedJob(db, { id: 'job_2', webhookId: 'wh_o', recordId: 'rec_2', state: 'dead', attemptCount: 8 });
+    await seedJob(db, { id: 'job_3', webhookId: 'wh_o', recordId: 'rec_2', state: 'pending' });
+    await seedJob(db, { id: 'job_4', webhookId: 'wh_o', recordId: 'rec_2', state: 'held' });
+    expect(await retryDead(db, caps, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(true);
+    expect(await retryDead(db, caps, { now: NOW, jobId: 'job_2', firstDelayMs: FIRST_DELAY_MS })).toBe(true);
+    expect(await jobRow(db, 'job_1')).toMatchObject({ state: 'pending', round_start: 8, next_attempt_at: NOW });
+    // One job of a record in flight at a time: the retried one waits, and goes first once job_3 is done (the oldest held).
+    expect(await jobRow(db, 'job_2')).toMatchObject({ state: 'held', round_start: 8 });
+    expect((await jobRow(db, 'job_3')).state).toBe('pending');
+    expect((await jobRow(db, 'job_4')).state).toBe('held');
   });
 });
