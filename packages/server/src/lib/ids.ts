@@ -53,6 +53,23 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${encodeTime(lastTime)}${lastRandom.map((d) => ALPHABET[d]).join('')}`;
 }
 
+/** The millisecond an id was made at (its first 10 characters after the prefix). */
+export function idTime(id: string): number {
+  const start = id.indexOf('_') + 1;
+  let ms = 0;
+  for (const c of id.slice(start, start + 10)) ms = ms * 32 + ALPHABET.indexOf(c);
+  return ms;
+}
+
+/**
+ * A new id that sorts after `previous`, which may come from another process: made now or, when `previous` was made
+ * in this millisecond or later (the same millisecond elsewhere, a clock ahead of ours), one millisecond after it.
+ * Within one millisecond only one process's ids are ordered, by the random part's increment.
+ */
+export function newIdAfter(prefix: IdPrefix, previous: string, nowMs: number = Date.now()): string {
+  return newId(prefix, Math.max(nowMs, idTime(previous) + 1));
+}
+
 /** Sorts before every id of `prefix` made at or after `nowMs`, and after every one made before it. */
 export const idFloor = (prefix: IdPrefix, nowMs: number): string => `${prefix}_${encodeTime(Math.max(0, Math.floor(nowMs)))}`;
 

@@ -54,7 +54,7 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
       returning job_id`.execute(db);
     const applied = new Set(rows.map((r) => r.job_id));
     // A statement of its own, after the update: its snapshot then sees a held job a writer committed while this
-    // update waited for that writer's lock on the finished job (enqueue.ts mustWait). Lost by a crash just here,
+    // update waited for that writer's lock on the finished job (enqueue.ts newestUnfinished). Lost by a crash just here,
     // the release is made by the worker's sweep.
     await promoteHeld(db, caps, { now, after: [...applied] });
     return applied;

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { insertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
-import { newId } from '../../lib/ids.js';
+import { newId, newIdAfter } from '../../lib/ids.js';
 import { envelopeOf, type EventInput } from '../envelope.js';
 import { isRecordEvent, wantsEvent } from '../subscription-match.js';
 import { findTargets, subscribedTargets, type TargetRow } from '../targets-store.js';
@@ -34,19 +34,20 @@ export interface Enqueued {
 }
 
 /**
- * Ordering `record`: a job waits (`held`) while an older job of the same target and record is unfinished. On
- * PostgreSQL the newest such job is locked, so a worker finishing it at this moment either finishes first (the
- * lock then finds it finished: this job needs not wait) or waits for this commit and then releases this job.
+ * Ordering `record`: a job waits (`held`) while an older job of the same target and record is unfinished; this
+ * returns the newest such job's id, or null. On PostgreSQL that job is locked, so a worker finishing it at this
+ * moment either finishes first (the lock then finds it finished: this job needs not wait) or waits for this commit
+ * and then releases this job.
  */
-async function mustWait(trx: Kysely<Tables>, caps: DialectCapabilities, webhookId: string, recordId: string): Promise<boolean> {
+async function newestUnfinished(trx: Kysely<Tables>, caps: DialectCapabilities, webhookId: string, recordId: string): Promise<string | null> {
   const lock = caps.skipLocked ? sql`for update` : sql``;
   // State literals: each probe is answered by its partial index (migration 006).
-  const held = await sql`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state = 'held'
+  const held = await sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state = 'held'
                           order by id desc limit 1 ${lock}`.execute(trx);
-  if (held.rows.length > 0) return true;
-  const open = await sql`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state in ('pending', 'delivering')
-                          limit 1 ${lock}`.execute(trx);
-  return open.rows.length > 0;
+  if (held.rows.length > 0) return held.rows[0]!.id;
+  const open = await sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state in ('pending', 'delivering')
+                          order by id desc limit 1 ${lock}`.execute(trx);
+  return open.rows[0]?.id ?? null;
 }
 
 export interface EnqueueOptions {
@@ -119,9 +120,12 @@ async function planJobs(
   const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, handedOver: [] };
   for (const target of targets) {
     const key = `${target.id}\0${event.recordId}`;
-    const held = target.ordering === 'record' && isRecordEvent(event) && (plan.planned.has(key) || (await mustWait(trx, caps, target.id, event.recordId)));
+    const waitsFor = target.ordering === 'record' && isRecordEvent(event) && !plan.planned.has(key) ? await newestUnfinished(trx, caps, target.id, event.recordId) : null;
+    const held = target.ordering === 'record' && isRecordEvent(event) && (plan.planned.has(key) || waitsFor !== null);
     plan.planned.add(key);
-    const id = newId('del', now);
+    // Held jobs go out oldest id first (promoteHeld): this one's id sorts after the job it waits for, even when that
+    // one was made by another process in the same millisecond. (Within this write, ids are made in order anyway.)
+    const id = waitsFor !== null ? newIdAfter('del', waitsFor, now) : newId('del', now);
     const lease = held ? null : (handoff?.leaseFor(target.id) ?? null);
     if (lease) {
       const body = envelopeOf({ id, topic: event.topic, collection: event.collection, record_id: event.recordId }, payloadJson);

@@ -4,6 +4,7 @@ import { claim } from '../../../src/webhooks/queue/claim.js';
 import { complete } from '../../../src/webhooks/queue/complete.js';
 import { ROWS_PER_INSERT } from '../../../src/db/compiled.js';
 import { enqueue, enqueueMany, type JobHandoff } from '../../../src/webhooks/queue/enqueue.js';
+import { idFloorAt, idTime } from '../../../src/lib/ids.js';
 import { release } from '../../../src/webhooks/queue/release.js';
 import { createTestContext, type TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
@@ -182,5 +183,20 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     const jobs = await allJobs(db);
     const mine = jobs.find((j) => written.jobIds.includes(j.id) && j.webhook_id === 'wh_a')!;
     expect(mine.state).toBe('pending');
+  });
+  it('a held job\'s id sorts after the job it waits for, even one another process made in the same millisecond or later', async () => {
+    const { db, caps } = t.ctx.database;
+    await db.updateTable('webhooks').set({ ordering: 'record' }).where('id', '=', 'wh_a').execute();
+    await seedEvent(db, 'evt_other');
+    // Another process's job for the record, with the highest id its millisecond allows, made by a clock a minute
+    // ahead of ours (and of every id this process made so far: ids never go back in time within a process).
+    const ahead = Date.now() + 60_000;
+    const theirs = `${idFloorAt('del', ahead).slice(0, 14)}${'Z'.repeat(16)}`;
+    await seedJob(db, { id: theirs, webhookId: 'wh_a', eventId: 'evt_other', recordId: 'rec_9', state: 'pending' });
+    const ours = await db.transaction().execute((trx) => enqueue(trx, caps, EVENT, { now: NOW, handoff: null }));
+    const held = (await allJobs(db)).find((j) => j.state === 'held')!;
+    expect(ours.jobIds).toContain(held.id);
+    expect(held.id > theirs).toBe(true);
+    expect(idTime(held.id)).toBe(ahead + 1);
   });
 });
