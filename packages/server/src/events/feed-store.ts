@@ -143,16 +143,18 @@ export async function readFeedPage(
     if (joined.items === null || joined.sizes === null || joined.positions === null) return { items: null, kept: 0, read: 0, last: null, head };
     return { ...keepInBudget(joined.items, joined.sizes.split(',').map(Number), joined.positions.split(',').map(toPosition), opts.budget), head };
   }
-  const { rows } = await sql<{ json: string | null; size: number | null; tx: number; position: number }>`
+  const { rows } = await sql<{ json: string | null; tx: number; position: number }>`
     ${withHorizon}
-    select * from (select json, octet_length(json) as size, tx, position from (${page}) p) page
+    select * from (${page}) page
     union all
-    select * from (select cast(null as text), cast(null as integer), tx, position from (${headRow}) h) head`.execute(db);
+    select * from (select cast(null as text), tx, position from (${headRow}) h) head`.execute(db);
   const events = rows.filter((r) => r.json !== null);
   const head = headOf(rows.find((r) => r.json === null));
   if (events.length === 0) return { items: null, kept: 0, read: 0, last: null, head };
   const positions = events.map((r) => ({ tx: Number(r.tx), position: Number(r.position) }));
-  return { ...keepInBudget(events.map((r) => r.json).join(','), events.map((r) => Number(r.size)), positions, opts.budget), head };
+  // UTF-8 sizes counted here: the database's own octet_length counts in its encoding, which need not be UTF-8.
+  const texts = events.map((r) => r.json!);
+  return { ...keepInBudget(texts.join(','), texts.map((t) => Buffer.byteLength(t)), positions, opts.budget), head };
 }
 
 const toPosition = (text: string): FeedPosition => {
