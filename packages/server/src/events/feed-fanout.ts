@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { AppError, problemBody } from '../errors.js';
 import { encodeFeedCursor, laterOf, ORIGIN, RECHECK_MS, refuseExpired, refuseUnissued, type FeedWaker } from './feed.js';
 import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
-import { readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
+import { beyond, readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 
 /** Timings of the event streams; internal (tests shorten them), not configuration. */
 export interface StreamTiming {
@@ -35,7 +35,7 @@ export interface StreamRequest {
   recheck(): Promise<AppError | null>;
 }
 
-const before = (a: FeedPosition, b: FeedPosition): boolean => a.tx < b.tx || (a.tx === b.tx && a.position < b.position);
+const before = (a: FeedPosition, b: FeedPosition): boolean => beyond(b, a);
 const matches = (f: FeedFilter, row: FeedRow): boolean =>
   (f.operational === true || row.collection !== OPERATIONAL_COLLECTION) &&
   (f.collections === null || f.collections.includes(row.collection)) && (f.topics === null || f.topics.includes(row.topic));

@@ -9,6 +9,12 @@ export interface FeedPosition {
   position: number;
 }
 
+/** Feed order: negative when `a` comes first, positive when it comes after `b`, 0 for the same position. */
+export const compareFeed = (a: FeedPosition, b: FeedPosition): number => a.tx - b.tx || a.position - b.position;
+
+/** Whether `a` comes after `b` in the feed's order. */
+export const beyond = (a: FeedPosition, b: FeedPosition): boolean => compareFeed(a, b) > 0;
+
 /** An event as the feed reads it: its position, what streams filter on, and its JSON (DialectCapabilities.eventJson). */
 export interface FeedRow extends FeedPosition {
   topic: string;
@@ -72,7 +78,7 @@ export async function readFeed(
   const page = rows
     .filter((r) => !r.head)
     .map((r) => ({ ...r, tx: Number(r.tx), position: Number(r.position) }))
-    .sort((a, b) => a.tx - b.tx || a.position - b.position);
+    .sort(compareFeed);
   const last = rows.find((r) => r.head);
   return { rows: page, head: last ? { tx: Number(last.tx), position: Number(last.position) } : null };
 }
@@ -166,10 +172,8 @@ const toPosition = (text: string): FeedPosition => {
 export function keepInBudget(items: Buffer | string, sizes: readonly number[], positions: readonly FeedPosition[], budget: number): Omit<JoinedPage, 'head'> {
   let order: number[] | null = null;
   for (let i = 1; i < positions.length; i++) {
-    const a = positions[i - 1]!;
-    const b = positions[i]!;
-    if (a.tx > b.tx || (a.tx === b.tx && a.position >= b.position)) {
-      order = positions.map((_, k) => k).sort((x, y) => positions[x]!.tx - positions[y]!.tx || positions[x]!.position - positions[y]!.position);
+    if (!beyond(positions[i]!, positions[i - 1]!)) {
+      order = positions.map((_, k) => k).sort((x, y) => compareFeed(positions[x]!, positions[y]!));
       break;
     }
   }

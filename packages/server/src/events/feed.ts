@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { getMeta } from '../db/meta-store.js';
 import type { Tables } from '../db/tables.js';
 import { decodeCursor, encodeCursor, FRAME_CLOSE, FRAME_OPEN, listJson } from '../lib/cursor.js';
-import { newestFeedPosition, readFeed, readFeedPage, type FeedFilter, type FeedPosition, type JoinedPage } from './feed-store.js';
+import { beyond, newestFeedPosition, readFeed, readFeedPage, type FeedFilter, type FeedPosition, type JoinedPage } from './feed-store.js';
 import type { FeedReadAhead, FullPage } from './feed-read-ahead.js';
 import { PRUNED_THROUGH_KEY } from './retention-store.js';
 
@@ -129,11 +129,7 @@ export async function refuseUnissued(db: Kysely<Tables>, after: FeedPosition, he
   }
 }
 
-/** Whether `a` comes after `b` in the feed's order. */
-export const beyond = (a: FeedPosition, b: FeedPosition): boolean => a.tx > b.tx || (a.tx === b.tx && a.position > b.position);
-
-export const laterOf = (a: FeedPosition | null, b: FeedPosition): FeedPosition =>
-  a !== null && (a.tx > b.tx || (a.tx === b.tx && a.position > b.position)) ? a : b;
+export const laterOf = (a: FeedPosition | null, b: FeedPosition): FeedPosition => (a !== null && beyond(a, b) ? a : b);
 
 /**
  * Wakes this process's waiting feed readers when events commit: one subscription to the events signal for all of

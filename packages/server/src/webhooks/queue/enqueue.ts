@@ -120,8 +120,10 @@ async function planJobs(
   const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, handedOver: [] };
   for (const target of targets) {
     const key = `${target.id}\0${event.recordId}`;
-    const waitsFor = target.ordering === 'record' && isRecordEvent(event) && !plan.planned.has(key) ? await newestUnfinished(trx, caps, target.id, event.recordId) : null;
-    const held = target.ordering === 'record' && isRecordEvent(event) && (plan.planned.has(key) || waitsFor !== null);
+    const ordered = target.ordering === 'record' && isRecordEvent(event);
+    // An earlier event of this write already holds the record's place: no look-up needed.
+    const waitsFor = ordered && !plan.planned.has(key) ? await newestUnfinished(trx, caps, target.id, event.recordId) : null;
+    const held = ordered && (plan.planned.has(key) || waitsFor !== null);
     plan.planned.add(key);
     // Held jobs go out oldest id first (promoteHeld): this one's id sorts after the job it waits for, even when that
     // one was made by another process in the same millisecond. (Within this write, ids are made in order anyway.)

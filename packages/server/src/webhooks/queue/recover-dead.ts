@@ -3,7 +3,7 @@ import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { idFloorAt } from '../../lib/ids.js';
 import { promoteHeld } from './promote-held.js';
-import { revivedState } from './retry-dead.js';
+import { reviveDead } from './retry-dead.js';
 
 /**
  * dead → pending, for up to `limit` dead jobs of one target created within [from, to]: each gets one more full round
@@ -33,16 +33,7 @@ export async function recoverDead(
     .where('created_at', '<=', to)
     .orderBy('id')
     .limit(limit);
-  const res = await db
-    .updateTable('delivery_jobs')
-    .set((eb) => ({ state: revivedState(), round_start: eb.ref('attempt_count'), next_attempt_at: now + opts.firstDelayMs, updated_at: now }))
-    .where('id', 'in', batch)
-    .where('state', '=', 'dead')
-    .where(({ exists, selectFrom }) =>
-      exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'delivery_jobs.webhook_id').where('w.deleted_at', 'is', null)),
-    )
-    .returning('id')
-    .execute();
+  const res = await reviveDead(db, opts).where('id', 'in', batch).returning('id').execute();
   await promoteHeld(db, caps, { now, after: res.map((r) => r.id) });
   return res.length;
 }

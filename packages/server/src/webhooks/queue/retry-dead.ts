@@ -4,11 +4,24 @@ import type { Tables } from '../../db/tables.js';
 import { promoteHeld } from './promote-held.js';
 
 /**
- * The state a dead job comes back to: `held` for a target that orders by record (decided by the target's row in the
- * same statement), else `pending`. Shared by retryDead and recoverDead.
+ * The update retryDead and recoverDead both make, before they say which dead jobs: one more full round (round_start
+ * = attempt_count, numbering continues), due after the schedule's first delay, only while the target is not deleted.
+ * The job comes back `held` for a target that orders by record (decided from the target's row in the same
+ * statement), else `pending`.
  */
-export const revivedState = () =>
-  sql<'pending' | 'held'>`case when exists (select 1 from webhooks w where w.id = delivery_jobs.webhook_id and w.ordering = 'record') then 'held' else 'pending' end`;
+export const reviveDead = (db: Kysely<Tables>, opts: { now: number; firstDelayMs: number }) =>
+  db
+    .updateTable('delivery_jobs')
+    .set((eb) => ({
+      state: sql<'pending' | 'held'>`case when exists (select 1 from webhooks w where w.id = delivery_jobs.webhook_id and w.ordering = 'record') then 'held' else 'pending' end`,
+      round_start: eb.ref('attempt_count'),
+      next_attempt_at: opts.now + opts.firstDelayMs,
+      updated_at: opts.now,
+    }))
+    .where('state', '=', 'dead')
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'delivery_jobs.webhook_id').where('w.deleted_at', 'is', null)),
+    );
 
 /**
  * dead → pending for one more full round of the schedule; attempt numbering continues. Only while the target is
@@ -20,15 +33,7 @@ export const revivedState = () =>
  * leaves a held job the worker's sweep releases.
  */
 export async function retryDead(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobId: string; firstDelayMs: number }): Promise<boolean> {
-  const res = await db
-    .updateTable('delivery_jobs')
-    .set((eb) => ({ state: revivedState(), round_start: eb.ref('attempt_count'), next_attempt_at: opts.now + opts.firstDelayMs, updated_at: opts.now }))
-    .where('id', '=', opts.jobId)
-    .where('state', '=', 'dead')
-    .where(({ exists, selectFrom }) =>
-      exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'delivery_jobs.webhook_id').where('w.deleted_at', 'is', null)),
-    )
-    .executeTakeFirst();
+  const res = await reviveDead(db, opts).where('id', '=', opts.jobId).executeTakeFirst();
   if (Number(res.numUpdatedRows) !== 1) return false;
   await promoteHeld(db, caps, { now: opts.now, after: [opts.jobId] });
   return true;
