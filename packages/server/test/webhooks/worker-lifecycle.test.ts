@@ -4,25 +4,36 @@ import type { TargetRow } from '../../src/webhooks/targets-store.js';
 import { SecretCache } from '../../src/webhooks/worker/secret-cache.js';
 import { DIALECTS } from '../helpers/db.js';
 import { createDeliveryRig, type DeliveryRig } from '../helpers/delivery.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe.each(DIALECTS)('the worker stops cleanly (%s)', (dialect) => {
   let rig: DeliveryRig;
   afterEach(async () => rig?.close());
 
   it('stop() right after start() waits for the claim under way: no job is left delivering', async () => {
-    rig = await createDeliveryRig(dialect, {}, { startWorker: false });
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_TARGET_CONCURRENCY: '20' }, { startWorker: false });
     await rig.target();
     // The receiver holds every answer, so whatever the claim took is still in flight when stop() comes.
     rig.receiver.setHandler(() => {});
     for (let i = 0; i < 20; i++) await rig.createRecord({ title: `t${i}` });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
     for (let round = 0; round < 3; round++) {
       await rig.worker.start();
+      if (round === 0) {
+        // 20 attempts wait on the receiver at once, each listening to the worker's cancel signal: no leak warning.
+        await waitFor(() => rig.receiver.requests.length >= 20, '20 attempts in flight');
+      }
       await rig.worker.stop(50);
       const states = await rig.ctx.database.db.selectFrom('delivery_jobs').select(['state', 'lease_id', 'attempt_count']).execute();
       expect(states).toHaveLength(20);
       // Released, not lost and not stuck behind a lease: every job claimable at once, no attempt used.
       expect(states.every((s) => s.state === 'pending' && s.lease_id === null && s.attempt_count === 0)).toBe(true);
     }
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
   });
 });
 

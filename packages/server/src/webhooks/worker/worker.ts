@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Context } from '../../context.js';
 import { decide, type Decision } from '../decision.js';
 import type { WebhookMetrics } from '../metrics.js';
@@ -30,7 +31,7 @@ export class DeliveryWorker implements JobHandoff {
   private readonly completer: Completer;
   private stopped = true;
   /** Aborted when stop()'s grace runs out: cancels every attempt still in flight. */
-  private cancelAll = new AbortController();
+  private cancelAll = cancelSignal();
   /** Set by wake-ups and the poll: re-read the targets and probe idle ones again. */
   private refreshDue = true;
   private pumping: Promise<void> | null = null;
@@ -70,7 +71,7 @@ export class DeliveryWorker implements JobHandoff {
   async start(): Promise<void> {
     this.stopped = false;
     this.refreshDue = true;
-    this.cancelAll = new AbortController();
+    this.cancelAll = cancelSignal();
     const wake = () => {
       this.refreshDue = true;
       this.kick();
@@ -264,4 +265,14 @@ export class DeliveryWorker implements JobHandoff {
       this.ctx.logger.error({ err }, 'rescuing expired leases failed');
     }
   }
+}
+
+/**
+ * Every attempt in flight listens to this one signal: up to the process-wide concurrency of listeners, none of them a
+ * leak, so without a limit of its own Node would warn of one ("MaxListenersExceededWarning") at the 11th attempt.
+ */
+function cancelSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
