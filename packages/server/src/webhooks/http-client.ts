@@ -192,7 +192,8 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
           retryAfterSeconds = parseRetryAfter(headers['retry-after'], Date.now());
           clearTimeout(timer);
           const now = performance.now();
-          timer = setTimeout(onDeadline, Math.max(startedAt + opts.timeoutMs, now + BODY_GRACE_MS) - now);
+          // Whole milliseconds: Node keeps a timer list per distinct duration, and a fractional one would make a list each time.
+          timer = setTimeout(onDeadline, Math.ceil(Math.max(startedAt + opts.timeoutMs, now + BODY_GRACE_MS) - now));
         },
         onResponseData(_c, chunk) {
           if (settled) return;

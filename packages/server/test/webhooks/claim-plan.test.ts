@@ -36,19 +36,21 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
                 from n cross join (select id from webhooks) w`.execute(db);
     if (dialect === 'postgres') await sql`analyze delivery_jobs`.execute(db);
 
-    const compiled = claimStatement(caps, { lease: 'lease_x', now, leaseMs: 60_000, limit: 16, webhookId: 'wh_a' }).compile(db);
+    // Two targets in one statement: each probes its own range of the claim index.
+    const compiled = claimStatement(caps, { lease: 'lease_x', now, leaseMs: 60_000, targets: [{ webhookId: 'wh_a', limit: 16 }, { webhookId: 'wh_b', limit: 4 }] }).compile(db);
     const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
     const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]));
     const plan = rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
     expect(plan).not.toMatch(/Seq Scan on delivery_jobs|SCAN delivery_jobs/);
     if (dialect === 'sqlite') {
       // Every step an index probe: the target's pending jobs by due time, the primary key for the update.
-      expect(plan).toMatch(/delivery_jobs_pending \(webhook_id=\? AND next_attempt_at<\?\)/);
+      expect(plan.match(/delivery_jobs_pending \(webhook_id=\? AND next_attempt_at<\?\)/g)).toHaveLength(2);
       expect(plan).toMatch(/sqlite_autoindex_delivery_jobs_1 \(id=\?\)/);
     } else {
       // PostgreSQL may pick either due-order index for the subquery (its costs decide); the update is by key.
       expect(plan).toMatch(/Index Scan using delivery_jobs_pkey on delivery_jobs\s/);
       expect(plan).toMatch(/LockRows/);
+      expect(plan.match(/Index (Only )?Scan using delivery_jobs_pending(_due)? on delivery_jobs delivery_jobs_\d/g)).toHaveLength(2);
     }
 
     const [claimed = []] = await claim(db, caps, { now, leaseMs: 60_000, targets: [{ webhookId: 'wh_a', limit: 16 }] });

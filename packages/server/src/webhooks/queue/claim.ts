@@ -16,7 +16,7 @@ type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collect
 
 /**
  * pending → delivering: for each target asked, up to `limit` of its oldest due jobs (returned in no set order), under one fresh
- * lease token for this claim. Several targets share one transaction: one commit (on SQLite one sync) for all.
+ * lease token for this claim. One statement for all the targets: one round trip and one commit (on SQLite one sync).
  * Results come in the order asked.
  */
 export async function claim(
@@ -24,10 +24,12 @@ export async function claim(
   caps: DialectCapabilities,
   opts: { now: number; leaseMs: number; targets: readonly ClaimRequest[] },
 ): Promise<HeldJob[][]> {
+  if (opts.targets.length === 0) return [];
   const lease = newLeaseToken();
-  const one = async (q: Kysely<Tables>, request: ClaimRequest): Promise<HeldJob[]> => {
-    const { rows } = await claimStatement(caps, { ...request, lease, now: opts.now, leaseMs: opts.leaseMs }).execute(q);
-    return rows.map((r) => ({
+  const { rows } = await claimStatement(caps, { targets: opts.targets, lease, now: opts.now, leaseMs: opts.leaseMs }).execute(db);
+  const byTarget = new Map<string, HeldJob[]>(opts.targets.map((t) => [t.webhookId, []]));
+  for (const r of rows) {
+    byTarget.get(r.webhook_id)?.push({
       id: r.id,
       webhookId: r.webhook_id,
       lease,
@@ -36,41 +38,44 @@ export async function claim(
       roundStart: r.round_start,
       // Every job's event has its payload (enqueue.ts, migration 003); 'null' only if a row was made by hand.
       body: envelopeOf(r, r.payload ?? 'null'),
-    }));
-  };
-  if (opts.targets.length === 1) return [await one(db, opts.targets[0]!)];
-  return db.transaction().execute(async (trx) => {
-    const out: HeldJob[][] = [];
-    for (const request of opts.targets) out.push(await one(trx, request));
-    return out;
-  });
+    });
+  }
+  return opts.targets.map((t) => byTarget.get(t.webhookId)!);
 }
 
 /**
- * The statement for one target, alone so its plan can be checked. A range probe on the partial index of pending jobs
- * by (webhook_id, next_attempt_at), so its cost does not grow with the backlog. The envelope comes back with the job
- * (its event's payload, read in the RETURNING list).
+ * The statement, alone so its plan can be checked. For each target a range probe on the partial index of pending jobs
+ * by (webhook_id, next_attempt_at), so its cost does not grow with the backlog: one limited subquery per target,
+ * joined by UNION ALL (each with its own limit as a value, so PostgreSQL plans the rows it will really get; an
+ * unnest()ed list of targets with LATERAL left it guessing, and it chose a hash join over the whole table). The
+ * envelope comes back with the job (its event's payload, read in the RETURNING list).
  *
  * The outer statement must not repeat `state = 'pending'`: SQLite then answered it by walking every pending job
  * in a state index and testing each against the list, a cost that grows with the backlog (20 000 due jobs: 470
- * deliveries/s instead of thousands). Nothing is lost by leaving it out: on SQLite the subquery and the update are
- * one statement under the single writer lock, and on PostgreSQL the rows the subquery returns are locked
+ * deliveries/s instead of thousands). Nothing is lost by leaving it out: on SQLite the subqueries and the update are
+ * one statement under the single writer lock, and on PostgreSQL the rows the subqueries return are locked
  * (`for update skip locked`) with the WHERE re-checked on their newest version, so they are still pending when the
  * update reaches them.
  */
-export function claimStatement(caps: DialectCapabilities, opts: ClaimRequest & { lease: string; now: number; leaseMs: number }): RawBuilder<ClaimRow> {
+export function claimStatement(
+  caps: DialectCapabilities,
+  opts: { targets: readonly ClaimRequest[]; lease: string; now: number; leaseMs: number },
+): RawBuilder<ClaimRow> {
   const lock = caps.skipLocked ? sql`for update skip locked` : sql``;
+  const chosen = opts.targets.map(
+    (t) => sql`select id from (
+                 select id from delivery_jobs
+                  where webhook_id = ${t.webhookId} and state = 'pending' and next_attempt_at <= ${opts.now}
+                    -- the database, not a worker's view of it, decides that a disabled or deleted target's jobs wait
+                    and exists (select 1 from webhooks w where w.id = ${t.webhookId} and w.enabled = 1 and w.deleted_at is null)
+                  order by next_attempt_at
+                  limit ${t.limit}
+                  ${lock}) as due`,
+  );
   return sql<ClaimRow>`
     update delivery_jobs
        set state = 'delivering', lease_id = ${opts.lease}, lease_expires_at = ${opts.now + opts.leaseMs}, updated_at = ${opts.now}
-     where id in (
-       select id from delivery_jobs
-        where webhook_id = ${opts.webhookId} and state = 'pending' and next_attempt_at <= ${opts.now}
-          -- the database, not a worker's view of it, decides that a disabled or deleted target's jobs wait
-          and exists (select 1 from webhooks w where w.id = ${opts.webhookId} and w.enabled = 1 and w.deleted_at is null)
-        order by next_attempt_at
-        limit ${opts.limit}
-        ${lock})
+     where id in (${sql.join(chosen, sql` union all `)})
     returning id, webhook_id, topic, collection, record_id, attempt_count, round_start, lease_id, lease_expires_at,
               (select e.payload from events e where e.id = delivery_jobs.event_id) as payload`;
 }
