@@ -15,9 +15,15 @@ type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collect
 };
 
 /**
+ * Targets per statement. SQLite refuses a compound SELECT of more than 500 parts (SQLITE_MAX_COMPOUND_SELECT); a
+ * claim for more targets than this is one statement per group, in one transaction.
+ */
+export const CLAIM_TARGETS_PER_STATEMENT = 100;
+
+/**
  * pending → delivering: for each target asked, up to `limit` of its oldest due jobs (returned in no set order), under one fresh
- * lease token for this claim. One statement for all the targets: one round trip and one commit (on SQLite one sync).
- * Results come in the order asked.
+ * lease token for this claim. One statement for all the targets (up to CLAIM_TARGETS_PER_STATEMENT): one round trip
+ * and one commit (on SQLite one sync). Results come in the order asked.
  */
 export async function claim(
   db: Kysely<Tables>,
@@ -26,7 +32,18 @@ export async function claim(
 ): Promise<HeldJob[][]> {
   if (opts.targets.length === 0) return [];
   const lease = newLeaseToken();
-  const { rows } = await claimStatement(caps, { targets: opts.targets, lease, now: opts.now, leaseMs: opts.leaseMs }).execute(db);
+  const run = async (q: Kysely<Tables>, targets: readonly ClaimRequest[]) =>
+    (await claimStatement(caps, { targets, lease, now: opts.now, leaseMs: opts.leaseMs }).execute(q)).rows;
+  const groups: ClaimRequest[][] = [];
+  for (let i = 0; i < opts.targets.length; i += CLAIM_TARGETS_PER_STATEMENT) groups.push(opts.targets.slice(i, i + CLAIM_TARGETS_PER_STATEMENT));
+  const rows =
+    groups.length === 1
+      ? await run(db, groups[0]!)
+      : await db.transaction().execute(async (trx) => {
+          const all: ClaimRow[] = [];
+          for (const group of groups) all.push(...(await run(trx, group)));
+          return all;
+        });
   const byTarget = new Map<string, HeldJob[]>(opts.targets.map((t) => [t.webhookId, []]));
   for (const r of rows) {
     byTarget.get(r.webhook_id)?.push({

@@ -55,6 +55,24 @@ describe.each(DIALECTS)('claim (%s)', (dialect) => {
     expect((await claimOne('wh_a', 10)).map((j) => j.id)).toEqual(['job_2']);
   });
 
+  it('claims for more targets than one statement takes: every target its own jobs, under one lease', async () => {
+    const { db } = t.ctx.database;
+    // More than SQLite's 500 parts of a compound SELECT, and more than one group of CLAIM_TARGETS_PER_STATEMENT.
+    const ids = Array.from({ length: 600 }, (_, i) => `wh_${String(i).padStart(3, '0')}`);
+    for (const id of ids) {
+      await seedTarget(db, id);
+      await seedJob(db, { id: `job_${id}_1`, webhookId: id, nextAttemptAt: NOW - 2 });
+      await seedJob(db, { id: `job_${id}_2`, webhookId: id, nextAttemptAt: NOW - 1 });
+    }
+    const claims = await claim(db, t.ctx.database.caps, { now: NOW, leaseMs: LEASE_MS, targets: ids.map((webhookId) => ({ webhookId, limit: 1 })) });
+    expect(claims).toHaveLength(600);
+    // In the order asked, each with its own oldest due job.
+    expect(claims.map((jobs) => jobs.map((j) => j.id))).toEqual(ids.map((id) => [`job_${id}_1`]));
+    expect(new Set(claims.flat().map((j) => j.lease)).size).toBe(1);
+    const states = await db.selectFrom('delivery_jobs').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).where('id', 'like', 'job_wh_%').groupBy('state').orderBy('state').execute();
+    expect(states.map((r) => [r.state, Number(r.n)])).toEqual([['delivering', 600], ['pending', 600]]);
+  });
+
   it('takes nothing of a disabled target or of a deleted one', async () => {
     const { db } = t.ctx.database;
     await seedTarget(db, 'wh_off', { enabled: false });
