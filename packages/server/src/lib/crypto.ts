@@ -15,8 +15,12 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ab, bb);
 }
 
-export const hmacHex = (key: string | Buffer, message: string | Buffer): string =>
-  createHmac('sha256', key).update(message).digest('hex');
+/** HMAC-SHA256 of the parts in order, as one message; in parts, a long message need not be copied into one string. */
+export function hmacHex(key: string | Buffer, ...message: ReadonlyArray<string | Buffer>): string {
+  const mac = createHmac('sha256', key);
+  for (const part of message) mac.update(part);
+  return mac.digest('hex');
+}
 
 // GCM would otherwise accept a tag as short as 4 bytes on open, which makes forging one a matter of trials.
 const TAG_BYTES = 16;
