@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { HeldJob } from '../../src/webhooks/queue/job.js';
+import type { TargetRow } from '../../src/webhooks/targets-store.js';
+import { HOLD_ROUNDS, Scheduler } from '../../src/webhooks/worker/scheduler.js';
+import { Slots, type Held } from '../../src/webhooks/worker/slots.js';
+
+const target = (id: string): TargetRow => ({
+  id, name: id, url: `https://${id}.example/`, topics: ['record.created'], enabled: true, disabledReason: null, disabledAt: null,
+  secretSealed: 'x', previousSecretSealed: null, previousSecretExpiresAt: null, createdAt: 0, updatedAt: 0,
+  collections: null, filter: null, changedFields: null, ordering: 'none',
+});
+const jobs = (webhookId: string, n: number): Held[] =>
+  Array.from({ length: n }, (_, i): Held => ({ job: { id: `${webhookId}_${i}`, webhookId, lease: 'l', leaseExpiresAt: 0, attemptCount: 0, roundStart: 0, body: '' } satisfies HeldJob }));
+
+/** When a worker claims, and how much (scheduler.ts): a fast receiver's backlog in large claims, never hoarded. */
+describe('Scheduler.plan', () => {
+  const perProcess = 64;
+  const perTarget = 8;
+
+  it('one fast target: claims up to its hold at once, and again only once it is down to half', () => {
+    const s = new Scheduler({ perProcess, perTarget });
+    s.setTargets([target('a')]);
+    s.observe('a', 1); // 1 ms an attempt: 8 slots × 200 ms ÷ 1 ms = 1 600 wanted, capped at 256 a target
+    const slots = new Slots(perProcess, perTarget);
+    expect(s.plan(slots)).toEqual([{ webhookId: 'a', limit: 256 }]);
+    slots.hold(jobs('a', 200));
+    expect(s.plan(slots)).toBeNull();
+  });
+
+  it('ten fast targets: each holds at most its share of the process\'s hold, so claims stay large instead of a few jobs each time slots free', () => {
+    const s = new Scheduler({ perProcess, perTarget });
+    const ids = Array.from({ length: 10 }, (_, i) => `t${i}`);
+    s.setTargets(ids.map(target));
+    for (const id of ids) s.observe(id, 1);
+    const slots = new Slots(perProcess, perTarget);
+    const share = Math.floor((HOLD_ROUNDS * perProcess) / ids.length);
+    const first = s.plan(slots)!;
+    expect(first.map((w) => w.limit)).toEqual(ids.map(() => share));
+    for (const id of ids) slots.hold(jobs(id, share));
+    // One round of attempts done (64, spread over the targets): each still holds well over half its share, so no claim
+    // of a few jobs yet (with holds of 256 a target, every target counted as low and each freed round made a claim).
+    for (const h of slots.takeReady()) slots.free(h.job.webhookId);
+    expect(slots.inFlight).toBe(ids.length * share - perProcess);
+    expect(s.plan(slots)).toBeNull();
+    // Once one target is down to half its share, it is topped up (and any other a quarter short), and only those.
+    while (slots.busy('t0') > share / 2) for (const h of slots.takeReady('t0')) slots.free(h.job.webhookId);
+    const next = s.plan(slots)!;
+    expect(next.find((w) => w.webhookId === 't0')!.limit).toBe(share - slots.busy('t0'));
+    expect(next.every((w) => w.limit >= share / 4)).toBe(true);
+  });
+});
