@@ -10,6 +10,7 @@ import * as m007 from './migrations/007_operations.js';
 import * as m008 from './migrations/008_attempt_diagnostics.js';
 import * as m009 from './migrations/009_record_queries.js';
 import * as m010 from './migrations/010_field_statistics.js';
+import * as m011 from './migrations/011_lean_claims.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008_attempt_diagnostics': m008,
   '009_record_queries': m009,
   '010_field_statistics': m010,
+  '011_lean_claims': m011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

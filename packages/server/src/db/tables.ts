@@ -124,6 +124,8 @@ export interface DeliveryJobsTable {
   last_error_message: string | null;
   created_at: number;
   updated_at: number;
+  /** 1 when the job takes part in its record's ordering (a record event's job of a target ordering by record; migration 011). */
+  ordered: number;
 }
 
 export interface DeliveryAttemptsTable {

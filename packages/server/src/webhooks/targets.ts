@@ -9,7 +9,7 @@ import type { SecretBox } from '../lib/crypto.js';
 import type { Outbox } from './outbox.js';
 import { deleteTarget, findTarget, insertTarget, updateTarget, type Subscription, type TargetRow } from './targets-store.js';
 import { killTargetJobs } from './queue/kill-target-jobs.js';
-import { releaseHeld } from './queue/release-held.js';
+import { markOrdered, releaseHeld } from './queue/release-held.js';
 import type { Topic } from './topics.js';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -132,6 +132,8 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
     await updateTarget(trx, id, { name: patch.name, url: patch.url, topics, enabled: patch.enabled, ...subscription }, now);
     // Ordering switched off: nothing waits for an older job any more.
     if (current.ordering === 'record' && next.ordering === 'none') await releaseHeld(trx, { now, webhookId: id });
+    // Switched on: what is already queued holds its record's place for the writes to come.
+    if (current.ordering === 'none' && next.ordering === 'record') await markOrdered(trx, id);
   });
   // Workers re-read targets on a wake-up: a new URL, topics or state applies to the next claim.
   await ctx.database.signal.notify().catch(() => {});

@@ -42,6 +42,8 @@ export interface JobSeed {
   nextAttemptAt?: number;
   lease?: { id: string; expiresAt: number } | null;
   lastError?: { code: string; message: string } | null;
+  /** Takes part in its record's ordering (a job of a target that orders by record; migration 011). */
+  ordered?: boolean;
 }
 
 /** Inserts one job and returns the row exactly as stored, for `{ ...before, changed: … }` expectations. */
@@ -63,6 +65,7 @@ export async function seedJob(db: Kysely<Tables>, s: JobSeed): Promise<DeliveryJ
     last_error_message: s.lastError?.message ?? null,
     created_at: T0,
     updated_at: T0,
+    ordered: s.ordered ? 1 : 0,
   };
   await db.insertInto('delivery_jobs').values(row).execute();
   return row;

@@ -124,4 +124,35 @@ describe.each(DIALECTS)('per-record ordering (%s)', (dialect) => {
     await waitFor(async () => (await jobs()).every((j) => j.state === 'delivered'), 'both delivered');
     expect(seen).toEqual(['v1 in', 'v2 in', 'v2 out', 'v1 in']);
   });
+
+  it('ordering switched on while a record\'s version is in flight: the next version waits for it', async () => {
+    rig = await createDeliveryRig(dialect);
+    const seen: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    rig.receiver.setHandler((_req, res, body) => {
+      const version = (JSON.parse(body) as { payload: { record: { version: number } } }).payload.record.version;
+      seen.push(`v${version} in`);
+      if (version === 1) {
+        void gate.then(() => {
+          seen.push('v1 out');
+          res.writeHead(200).end('ok');
+        });
+      } else res.writeHead(200).end('ok');
+    });
+    const created = await rig.admin('POST', '/admin/v1/webhooks', { name: 'later ordered', url: `${rig.receiver.url}/hook`, topics: ['record.created', 'record.updated'] });
+    const webhookId = created.json().id as string;
+    const record = await rig.createRecord({ title: 'v1' });
+    await waitFor(() => seen.includes('v1 in'), 'version 1 in flight');
+    expect((await rig.admin('PATCH', `/admin/v1/webhooks/${webhookId}`, { ordering: 'record' })).statusCode).toBe(200);
+    const patched = await rig.app.inject({ method: 'PATCH', url: `/api/v1/collections/issues/records/${record.id}`, headers: rig.auth, payload: { data: { title: 'v2' } } });
+    expect(patched.statusCode).toBe(200);
+    const states = async () => (await rig.ctx.database.db.selectFrom('delivery_jobs').select('state').where('webhook_id', '=', webhookId).orderBy('id').execute()).map((j) => j.state);
+    expect(await states()).toEqual(['delivering', 'held']);
+    // Long enough for a worker to claim a pending job (it is woken at once): were version 2 not held, it would arrive now.
+    await new Promise((r) => setTimeout(r, 500));
+    open();
+    await waitFor(async () => (await states()).every((s) => s === 'delivered'), 'both delivered');
+    expect(seen).toEqual(['v1 in', 'v1 out', 'v2 in']);
+  });
 });

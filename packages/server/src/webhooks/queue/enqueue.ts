@@ -41,13 +41,16 @@ export interface Enqueued {
  */
 async function newestUnfinished(trx: Kysely<Tables>, caps: DialectCapabilities, webhookId: string, recordId: string): Promise<string | null> {
   const lock = caps.skipLocked ? sql`for update` : sql``;
-  // State literals: each probe is answered by its partial index (migration 006).
+  // State literals: each probe is answered by its partial index (migrations 006 and 011).
   const held = await sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state = 'held'
                           order by id desc limit 1 ${lock}`.execute(trx);
   if (held.rows.length > 0) return held.rows[0]!.id;
-  const open = await sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state in ('pending', 'delivering')
-                          order by id desc limit 1 ${lock}`.execute(trx);
-  return open.rows[0]?.id ?? null;
+  // A record has one unfinished ordered job, seldom more (those queued before its target's ordering was switched on):
+  // all of them, newest picked here. With `order by id desc limit 1` SQLite walked the target's whole history in
+  // delivery_jobs_webhook (id order) instead, looking for the record.
+  const open = await sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and ordered = 1 and state in ('pending', 'delivering')
+                          ${lock}`.execute(trx);
+  return open.rows.reduce<string | null>((newest, r) => (newest === null || r.id > newest ? r.id : newest), null);
 }
 
 export interface EnqueueOptions {
@@ -70,7 +73,7 @@ export async function enqueue(trx: Kysely<Tables>, caps: DialectCapabilities, ev
 const EVENT_COLUMNS = ['id', 'topic', 'collection', 'record_id', 'payload', 'created_at'] as const;
 const JOB_COLUMNS = [
   'id', 'webhook_id', 'event_id', 'topic', 'collection', 'record_id', 'state', 'attempt_count', 'round_start', 'next_attempt_at',
-  'lease_id', 'lease_expires_at', 'last_error_code', 'last_error_message', 'created_at', 'updated_at',
+  'lease_id', 'lease_expires_at', 'last_error_code', 'last_error_message', 'created_at', 'updated_at', 'ordered',
 ] as const;
 
 /**
@@ -135,7 +138,7 @@ async function planJobs(
     } else if (!held) enqueued.pending++;
     enqueued.jobIds.push(id);
     const state = held ? 'held' : lease ? 'delivering' : 'pending';
-    plan.rows.push([id, target.id, eventId, event.topic, event.collection, event.recordId, state, 0, 0, now, lease?.lease ?? null, lease?.expiresAt ?? null, null, null, now, now]);
+    plan.rows.push([id, target.id, eventId, event.topic, event.collection, event.recordId, state, 0, 0, now, lease?.lease ?? null, lease?.expiresAt ?? null, null, null, now, now, ordered ? 1 : 0]);
   }
   return enqueued;
 }

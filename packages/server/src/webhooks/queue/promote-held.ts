@@ -6,7 +6,9 @@ import type { Tables } from '../../db/tables.js';
  * held → pending: the oldest held job of each (target, record) whose unfinished job has finished (delivered or
  * dead), due at once. With `after`, only the records of those just-finished jobs (the transition that finished them
  * calls this); without, every record (the worker's periodic sweep, for a release a crash left unmade). The guard —
- * no pending or delivering job of the record — makes a call that comes too early or twice change nothing.
+ * no pending or delivering job of the record — makes a call that comes too early or twice change nothing. Only jobs
+ * marked `ordered` can hold a record's place (migration 011): a held job's target orders by record, and all its
+ * unfinished record jobs are marked.
  */
 export async function promoteHeld(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; after?: readonly string[] }): Promise<number> {
   const { now, after } = opts;
@@ -24,6 +26,6 @@ export async function promoteHeld(db: Kysely<Tables>, caps: DialectCapabilities,
        and id in (${heads})
        and not exists (select 1 from delivery_jobs o
                         where o.webhook_id = delivery_jobs.webhook_id and o.record_id = delivery_jobs.record_id
-                          and o.state in ('pending', 'delivering'))`.execute(db);
+                          and o.ordered = 1 and o.state in ('pending', 'delivering'))`.execute(db);
   return Number(res.numAffectedRows ?? 0);
 }

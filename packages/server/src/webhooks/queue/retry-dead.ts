@@ -7,13 +7,14 @@ import { promoteHeld } from './promote-held.js';
  * The update retryDead and recoverDead both make, before they say which dead jobs: one more full round (round_start
  * = attempt_count, numbering continues), due after the schedule's first delay, only while the target is not deleted.
  * The job comes back `held` for a target that orders by record (decided from the target's row in the same
- * statement), else `pending`.
+ * statement), else `pending`; a record job's `ordered` mark (migration 011) follows the target's ordering now.
  */
 export const reviveDead = (db: Kysely<Tables>, opts: { now: number; firstDelayMs: number }) =>
   db
     .updateTable('delivery_jobs')
     .set((eb) => ({
       state: sql<'pending' | 'held'>`case when exists (select 1 from webhooks w where w.id = delivery_jobs.webhook_id and w.ordering = 'record') then 'held' else 'pending' end`,
+      ordered: sql<number>`case when delivery_jobs.topic like 'record.%' and exists (select 1 from webhooks w where w.id = delivery_jobs.webhook_id and w.ordering = 'record') then 1 else 0 end`,
       round_start: eb.ref('attempt_count'),
       next_attempt_at: opts.now + opts.firstDelayMs,
       updated_at: opts.now,

@@ -18,7 +18,7 @@ const bodyOf = (id: string, eventId: string) => `{"version":"1","id":"${id}","to
 const jobOf = (id: string, webhookId: string, eventId: string) => ({
   id, webhook_id: webhookId, event_id: eventId, topic: 'record.created', collection: 'issues', record_id: 'rec_9',
   state: 'pending', attempt_count: 0, round_start: 0, next_attempt_at: NOW, lease_id: null, lease_expires_at: null,
-  last_error_code: null, last_error_message: null, created_at: NOW, updated_at: NOW,
+  last_error_code: null, last_error_message: null, created_at: NOW, updated_at: NOW, ordered: 0,
 });
 
 /** [*] → pending (or delivering, handed to this process's worker), in the record write's own transaction. */
@@ -144,6 +144,8 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     const stateOf = (id: string) => jobs.find((j) => j.id === id)!.state;
     expect(second.jobIds.map(stateOf).sort()).toEqual(['delivering', 'held']);
     expect(jobs.filter((j) => j.state === 'held').map((j) => [j.webhook_id, j.record_id, j.lease_id])).toEqual([['wh_a', 'rec_9', null]]);
+    // The ordered target's jobs hold their records' places (migration 011); the other target's never do.
+    expect(new Set(jobs.map((j) => `${j.webhook_id}:${j.ordered}`))).toEqual(new Set(['wh_a:1', 'wh_b:0']));
   });
   it('enqueueMany: the events in order at consecutive feed positions, over several insert statements, as enqueue would write them one by one', async () => {
     const { db, caps } = t.ctx.database;
@@ -169,7 +171,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     const { db, caps } = t.ctx.database;
     await db.updateTable('webhooks').set({ ordering: 'record' }).where('id', '=', 'wh_a').execute();
     await seedEvent(db, 'evt_head');
-    await seedJob(db, { id: 'del_00000000000000000000000000', webhookId: 'wh_a', eventId: 'evt_head', recordId: 'rec_9', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 60_000 } });
+    await seedJob(db, { id: 'del_00000000000000000000000000', webhookId: 'wh_a', eventId: 'evt_head', recordId: 'rec_9', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 60_000 }, ordered: true });
     let completing: Promise<Set<string>> | null = null;
     const written = await db.transaction().execute(async (trx) => {
       const out = await enqueue(trx, caps, EVENT, { now: NOW, handoff: null });
@@ -192,7 +194,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     // ahead of ours (and of every id this process made so far: ids never go back in time within a process).
     const ahead = Date.now() + 60_000;
     const theirs = `${idFloorAt('del', ahead).slice(0, 14)}${'Z'.repeat(16)}`;
-    await seedJob(db, { id: theirs, webhookId: 'wh_a', eventId: 'evt_other', recordId: 'rec_9', state: 'pending' });
+    await seedJob(db, { id: theirs, webhookId: 'wh_a', eventId: 'evt_other', recordId: 'rec_9', state: 'pending', ordered: true });
     const ours = await db.transaction().execute((trx) => enqueue(trx, caps, EVENT, { now: NOW, handoff: null }));
     const held = (await allJobs(db)).find((j) => j.state === 'held')!;
     expect(ours.jobIds).toContain(held.id);

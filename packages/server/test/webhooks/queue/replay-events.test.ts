@@ -37,6 +37,7 @@ describe.each(DIALECTS)('replayEvents (%s)', (dialect) => {
         last_error_message: null,
         created_at: NOW,
         updated_at: NOW,
+        ordered: 0,
       });
       expect(job.id).toMatch(/^del_/);
     }

@@ -57,13 +57,14 @@ describe.each(DIALECTS)('retryDead (%s)', (dialect) => {
     // rec_1 has nothing unfinished: its retried job is released (due now); rec_2's newer version is still pending.
     await seedJob(db, { id: 'job_1', webhookId: 'wh_o', recordId: 'rec_1', state: 'dead', attemptCount: 8 });
     await seedJob(db, { id: 'job_2', webhookId: 'wh_o', recordId: 'rec_2', state: 'dead', attemptCount: 8 });
-    await seedJob(db, { id: 'job_3', webhookId: 'wh_o', recordId: 'rec_2', state: 'pending' });
-    await seedJob(db, { id: 'job_4', webhookId: 'wh_o', recordId: 'rec_2', state: 'held' });
+    await seedJob(db, { id: 'job_3', webhookId: 'wh_o', recordId: 'rec_2', state: 'pending', ordered: true });
+    await seedJob(db, { id: 'job_4', webhookId: 'wh_o', recordId: 'rec_2', state: 'held', ordered: true });
     expect(await retryDead(db, caps, { now: NOW, jobId: 'job_1', firstDelayMs: FIRST_DELAY_MS })).toBe(true);
     expect(await retryDead(db, caps, { now: NOW, jobId: 'job_2', firstDelayMs: FIRST_DELAY_MS })).toBe(true);
-    expect(await jobRow(db, 'job_1')).toMatchObject({ state: 'pending', round_start: 8, next_attempt_at: NOW });
+    // Revived, each holds its record's place again (the `ordered` mark follows the target's ordering now).
+    expect(await jobRow(db, 'job_1')).toMatchObject({ state: 'pending', round_start: 8, next_attempt_at: NOW, ordered: 1 });
     // One job of a record in flight at a time: the retried one waits, and goes first once job_3 is done (the oldest held).
-    expect(await jobRow(db, 'job_2')).toMatchObject({ state: 'held', round_start: 8 });
+    expect(await jobRow(db, 'job_2')).toMatchObject({ state: 'held', round_start: 8, ordered: 1 });
     expect((await jobRow(db, 'job_3')).state).toBe('pending');
     expect((await jobRow(db, 'job_4')).state).toBe('held');
   });
