@@ -89,10 +89,15 @@ export function claimStatement(
                   limit ${t.limit}
                   ${lock}) as due`,
   );
+  const union = sql.join(chosen, sql` union all `);
+  // PostgreSQL: `= any(array(…))` makes the chosen ids one value computed first, so the update probes the primary
+  // key for each; with `in (…)` it planned a hash semi join over a sequential scan of the whole table once the limits
+  // summed past ~100 (W4: 2 of a claim's 6 ms, on 20 000 jobs).
+  const which = caps.skipLocked ? sql`id = any(array(${union}))` : sql`id in (${union})`;
   return sql<ClaimRow>`
     update delivery_jobs
        set state = 'delivering', lease_id = ${opts.lease}, lease_expires_at = ${opts.now + opts.leaseMs}, updated_at = ${opts.now}
-     where id in (${sql.join(chosen, sql` union all `)})
+     where ${which}
     returning id, webhook_id, topic, collection, record_id, attempt_count, round_start, lease_id, lease_expires_at,
               (select e.payload from events e where e.id = delivery_jobs.event_id) as payload`;
 }

@@ -133,11 +133,19 @@ describe.each(DIALECTS)('complete (%s)', (dialect) => {
 
   it('releases the next held job of the delivered job\'s record (ordering record)', async () => {
     const { db, caps } = t.ctx.database;
-    await seedJob(db, { id: 'job_1', webhookId: 'wh_a', recordId: 'rec_1', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 5_000 } });
-    const next = await seedJob(db, { id: 'job_2', webhookId: 'wh_a', recordId: 'rec_1', state: 'held' });
-    const after = await seedJob(db, { id: 'job_3', webhookId: 'wh_a', recordId: 'rec_1', state: 'held' });
+    await seedJob(db, { id: 'job_1', webhookId: 'wh_a', recordId: 'rec_1', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 5_000 }, ordered: true });
+    const next = await seedJob(db, { id: 'job_2', webhookId: 'wh_a', recordId: 'rec_1', state: 'held', ordered: true });
+    const after = await seedJob(db, { id: 'job_3', webhookId: 'wh_a', recordId: 'rec_1', state: 'held', ordered: true });
     await complete(db, caps, { now: NOW, done: [{ job: { id: 'job_1', lease: 'lease_A' }, attempt: okAttempt() }] });
     expect(await jobRow(db, 'job_2')).toEqual({ ...next, state: 'pending', next_attempt_at: NOW, updated_at: NOW });
     expect(await jobRow(db, 'job_3')).toEqual(after);
+  });
+
+  it('a job not marked ordered holds no record\'s place: its completion releases nothing (and skips the release statement)', async () => {
+    const { db, caps } = t.ctx.database;
+    await seedJob(db, { id: 'job_1', webhookId: 'wh_a', recordId: 'rec_1', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 5_000 } });
+    const held = await seedJob(db, { id: 'job_2', webhookId: 'wh_a', recordId: 'rec_1', state: 'held', ordered: true });
+    expect(await complete(db, caps, { now: NOW, done: [{ job: { id: 'job_1', lease: 'lease_A' }, attempt: okAttempt() }] })).toEqual(new Set(['job_1']));
+    expect(await jobRow(db, 'job_2')).toEqual(held);
   });
 });
