@@ -91,7 +91,7 @@ describe.each(DIALECTS)('migration 003: event payloads out of job rows (%s)', (d
     expect(columns).not.toContain('body');
     const [[claimed]] = await claim(db, database.caps, { now: Date.now(), leaseMs: 60_000, targets: [{ webhookId: 'wh_a', limit: 10 }] });
     expect(claimed!.id).toBe('del_1');
-    expect(claimed!.body).toBe(bodies.del_1);
+    expect(claimed!.body.toString()).toBe(bodies.del_1);
   });
 });
 

@@ -10,7 +10,7 @@ const target = (id: string): TargetRow => ({
   collections: null, filter: null, changedFields: null, ordering: 'none',
 });
 const jobs = (webhookId: string, n: number): Held[] =>
-  Array.from({ length: n }, (_, i): Held => ({ job: { id: `${webhookId}_${i}`, webhookId, lease: 'l', leaseExpiresAt: 0, attemptCount: 0, roundStart: 0, body: '' } satisfies HeldJob }));
+  Array.from({ length: n }, (_, i): Held => ({ job: { id: `${webhookId}_${i}`, webhookId, lease: 'l', leaseExpiresAt: 0, attemptCount: 0, roundStart: 0, body: Buffer.alloc(0) } satisfies HeldJob }));
 
 /** When a worker claims, and how much (scheduler.ts): a fast receiver's backlog in large claims, never hoarded. */
 describe('Scheduler.plan', () => {

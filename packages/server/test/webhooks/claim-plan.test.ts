@@ -59,7 +59,7 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
     expect(claimed.map((j) => j.id).sort()).toEqual(Array.from({ length: 16 }, (_, k) => `job_wh_a_${12985 + k}`));
     expect(claimed.every((j) => j.webhookId === 'wh_a' && j.lease === claimed[0]!.lease && j.lease.startsWith('lease_'))).toBe(true);
     // The body comes back whole: the job's own fields and its event's payload, in the seed's order.
-    expect(claimed[0]!.body).toBe(`{"version":"1","id":"${claimed[0]!.id}","topic":"record.created","collection":"c","recordId":"rec","payload":{"n":1}}`);
+    expect(claimed[0]!.body.toString()).toBe(`{"version":"1","id":"${claimed[0]!.id}","topic":"record.created","collection":"c","recordId":"rec","payload":{"n":1}}`);
     const states = await db.selectFrom('delivery_jobs').select(['webhook_id', 'state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy(['webhook_id', 'state']).orderBy('webhook_id').orderBy('state').execute();
     expect(states.map((s) => [s.webhook_id, s.state, Number(s.n)])).toEqual([
       ['wh_a', 'delivering', 16],

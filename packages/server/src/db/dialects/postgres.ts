@@ -88,6 +88,7 @@ const caps: DialectCapabilities = {
           select a.backend_xid::text from pg_stat_activity a where a.backend_xid is not null and a.datname is distinct from current_database())),
       pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
   feedHorizonOnce: true,
+  textBytes: (value) => sql<string | null>`${value}`,
   // The epoch plus whole milliseconds as an interval: exact, no float, no time zone.
   eventJson: () => sql<string>`'{"id":' || to_json(id)::text || ',"topic":' || to_json(topic)::text || ',"collection":' || to_json(collection)::text
     || ',"recordId":' || to_json(record_id)::text || ',"occurredAt":"'

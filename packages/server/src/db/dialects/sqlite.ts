@@ -55,6 +55,7 @@ const caps: DialectCapabilities = {
   eventJson: () => sql<string>`'{"id":' || json_quote(id) || ',"topic":' || json_quote(topic) || ',"collection":' || json_quote(collection)
     || ',"recordId":' || json_quote(record_id) || ',"occurredAt":"' || strftime('%Y-%m-%dT%H:%M:%S', created_at / 1000, 'unixepoch')
     || printf('.%03dZ', created_at % 1000) || '","payload":' || coalesce(payload, 'null') || '}'`,
+  textBytes: (value) => sql<Buffer | null>`cast(${value} as blob)`,
   joinPage: {
     json: (value) => sql<Buffer | null>`cast(group_concat(${value}, ',') as blob)`,
     text: (value) => sql<string | null>`group_concat(${value}, ',')`,

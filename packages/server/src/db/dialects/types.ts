@@ -48,6 +48,12 @@ export interface DialectCapabilities {
    */
   eventJson(): RawBuilder<string>;
   /**
+   * A text value in the form the driver hands over most cheaply for sending as it is: SQLite casts it to a blob, which
+   * reaches JavaScript as a Buffer of its UTF-8 bytes (no string made, nothing to encode again before it is signed and
+   * written to a socket); PostgreSQL's driver returns the text.
+   */
+  textBytes(value: RawBuilder<unknown>): RawBuilder<Buffer | string | null>;
+  /**
    * Where a feed page is joined by the database into one value (feed-store.ts readFeedPage): aggregates joining
    * values with commas, in the order they are given the rows, null over none. SQLite's `json` is a blob, which
    * reaches JavaScript as a Buffer of the UTF-8 bytes with no decoding. Absent on PostgreSQL, whose driver reads

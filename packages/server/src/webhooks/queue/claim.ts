@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { DeliveryJobsTable, Tables } from '../../db/tables.js';
-import { envelopeOf } from '../envelope.js';
+import { envelopeBytes } from '../envelope.js';
 import { newLeaseToken, type HeldJob } from './job.js';
 
 /** How many due jobs of one target to take. */
@@ -11,7 +11,7 @@ export interface ClaimRequest {
 }
 
 type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collection' | 'record_id' | 'attempt_count' | 'round_start' | 'lease_id' | 'lease_expires_at'> & {
-  payload: string | null;
+  payload: Buffer | string | null;
 };
 
 /**
@@ -54,7 +54,7 @@ export async function claim(
       attemptCount: r.attempt_count,
       roundStart: r.round_start,
       // Every job's event has its payload (enqueue.ts, migration 003); 'null' only if a row was made by hand.
-      body: envelopeOf(r, r.payload ?? 'null'),
+      body: envelopeBytes(r, r.payload ?? 'null'),
     });
   }
   return opts.targets.map((t) => byTarget.get(t.webhookId)!);
@@ -99,5 +99,5 @@ export function claimStatement(
        set state = 'delivering', lease_id = ${opts.lease}, lease_expires_at = ${opts.now + opts.leaseMs}, updated_at = ${opts.now}
      where ${which}
     returning id, webhook_id, topic, collection, record_id, attempt_count, round_start, lease_id, lease_expires_at,
-              (select e.payload from events e where e.id = delivery_jobs.event_id) as payload`;
+              ${caps.textBytes(sql`(select e.payload from events e where e.id = delivery_jobs.event_id)`)} as payload`;
 }

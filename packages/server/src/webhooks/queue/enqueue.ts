@@ -3,7 +3,7 @@ import { insertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newId, newIdAfter } from '../../lib/ids.js';
-import { envelopeOf, type EventInput } from '../envelope.js';
+import { envelopeBytes, type EventInput } from '../envelope.js';
 import { isRecordEvent, wantsEvent } from '../subscription-match.js';
 import { findTargets, subscribedTargets, type TargetRow } from '../targets-store.js';
 import type { HeldJob } from './job.js';
@@ -133,7 +133,7 @@ async function planJobs(
     const id = waitsFor !== null ? newIdAfter('del', waitsFor, now) : newId('del', now);
     const lease = held ? null : (handoff?.leaseFor(target.id) ?? null);
     if (lease) {
-      const body = envelopeOf({ id, topic: event.topic, collection: event.collection, record_id: event.recordId }, payloadJson);
+      const body = envelopeBytes({ id, topic: event.topic, collection: event.collection, record_id: event.recordId }, payloadJson);
       enqueued.handedOver.push({ job: { id, webhookId: target.id, lease: lease.lease, leaseExpiresAt: lease.expiresAt, attemptCount: 0, roundStart: 0, body }, target });
     } else if (!held) enqueued.pending++;
     enqueued.jobIds.push(id);

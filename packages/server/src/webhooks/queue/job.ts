@@ -17,7 +17,7 @@ export interface HeldJob {
   /** attemptCount at which the current round of the schedule began (a manual retry starts a new round). */
   readonly roundStart: number;
   /** The exact bytes every attempt of this job sends. */
-  readonly body: string;
+  readonly body: Buffer;
 }
 
 /** What names one claim of one job: the two a transition's guard matches. */

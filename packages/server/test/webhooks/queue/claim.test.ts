@@ -40,7 +40,7 @@ describe.each(DIALECTS)('claim (%s)', (dialect) => {
     expect(jobs.map((j) => j.id)).toEqual(['job_3', 'job_4']);
     const lease = jobs[0]!.lease;
     expect(lease).toMatch(/^lease_[A-Za-z0-9_-]{16}$/);
-    const body = (id: string) => `{"version":"1","id":"${id}","topic":"record.created","collection":"issues","recordId":"rec_1","payload":{"title":"hello","n":1}}`;
+    const body = (id: string) => Buffer.from(`{"version":"1","id":"${id}","topic":"record.created","collection":"issues","recordId":"rec_1","payload":{"title":"hello","n":1}}`);
     expect(jobs).toEqual([
       { id: 'job_3', webhookId: 'wh_a', lease, leaseExpiresAt: NOW + LEASE_MS, attemptCount: 0, roundStart: 0, body: body('job_3') },
       { id: 'job_4', webhookId: 'wh_a', lease, leaseExpiresAt: NOW + LEASE_MS, attemptCount: 2, roundStart: 1, body: body('job_4') },
@@ -132,6 +132,6 @@ describe.each(DIALECTS)('claim (%s)', (dialect) => {
     await seedEvent(db, 'evt_empty', null);
     await seedJob(db, { id: 'job_1', webhookId: 'wh_a', eventId: 'evt_empty' });
     const [job] = await claimOne('wh_a', 1);
-    expect(job!.body).toBe('{"version":"1","id":"job_1","topic":"record.created","collection":"issues","recordId":"rec_1","payload":null}');
+    expect(job!.body.toString()).toBe('{"version":"1","id":"job_1","topic":"record.created","collection":"issues","recordId":"rec_1","payload":null}');
   });
 });

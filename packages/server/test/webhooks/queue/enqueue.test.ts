@@ -102,7 +102,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     expect(b).toEqual(jobOf(b.id, 'wh_b', out.eventId));
     expect(out.handedOver).toEqual([
       {
-        job: { id: a.id, webhookId: 'wh_a', lease: 'lease_H', leaseExpiresAt: NOW + 30_000, attemptCount: 0, roundStart: 0, body: bodyOf(a.id, out.eventId) },
+        job: { id: a.id, webhookId: 'wh_a', lease: 'lease_H', leaseExpiresAt: NOW + 30_000, attemptCount: 0, roundStart: 0, body: Buffer.from(bodyOf(a.id, out.eventId)) },
         target: {
           id: 'wh_a', name: 'wh_a', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: true, disabledReason: null, disabledAt: null, secretSealed: 'sealed-secret',
           collections: null, filter: null, changedFields: null, ordering: 'none',
