@@ -89,6 +89,7 @@ const caps: DialectCapabilities = {
       pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
   feedHorizonOnce: true,
   textBytes: (value) => sql<string | null>`${value}`,
+  idIn: (ids) => sql<boolean>`id = any(array(${ids}))`,
   // The epoch plus whole milliseconds as an interval: exact, no float, no time zone.
   eventJson: () => sql<string>`'{"id":' || to_json(id)::text || ',"topic":' || to_json(topic)::text || ',"collection":' || to_json(collection)::text
     || ',"recordId":' || to_json(record_id)::text || ',"occurredAt":"'

@@ -54,6 +54,12 @@ export interface DialectCapabilities {
    */
   textBytes(value: RawBuilder<unknown>): RawBuilder<Buffer | string | null>;
   /**
+   * `id` among the ids a subquery selects, written so the planner probes the primary key for each: PostgreSQL
+   * `id = any(array(…))`, the ids one value computed first (with `id in (…)` it hashed a sequential scan of the
+   * whole table once they passed ~100); SQLite `id in (…)`.
+   */
+  idIn(ids: RawBuilder<unknown>): RawBuilder<boolean>;
+  /**
    * Where a feed page is joined by the database into one value (feed-store.ts readFeedPage): aggregates joining
    * values with commas, in the order they are given the rows, null over none. SQLite's `json` is a blob, which
    * reaches JavaScript as a Buffer of the UTF-8 bytes with no decoding. Absent on PostgreSQL, whose driver reads
