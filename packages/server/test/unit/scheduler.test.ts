@@ -20,10 +20,10 @@ describe('Scheduler.plan', () => {
   it('one fast target: claims up to its hold at once, and again only once it is down to half', () => {
     const s = new Scheduler({ perProcess, perTarget });
     s.setTargets([target('a')]);
-    s.observe('a', 1); // 1 ms an attempt: 8 slots × 200 ms ÷ 1 ms = 1 600 wanted, capped at 256 a target
+    s.observe('a', 1); // 1 ms an attempt: 8 slots × 200 ms ÷ 1 ms = 1 600 wanted, capped at 512 a target
     const slots = new Slots(perProcess, perTarget);
-    expect(s.plan(slots)).toEqual([{ webhookId: 'a', limit: 256 }]);
-    slots.hold(jobs('a', 200));
+    expect(s.plan(slots)).toEqual([{ webhookId: 'a', limit: 512 }]);
+    slots.hold(jobs('a', 400));
     expect(s.plan(slots)).toBeNull();
   });
 
@@ -38,7 +38,7 @@ describe('Scheduler.plan', () => {
     expect(first.map((w) => w.limit)).toEqual(ids.map(() => share));
     for (const id of ids) slots.hold(jobs(id, share));
     // One round of attempts done (64, spread over the targets): each still holds well over half its share, so no claim
-    // of a few jobs yet (with holds of 256 a target, every target counted as low and each freed round made a claim).
+    // of a few jobs yet (with holds of 512 a target, every target counted as low and each freed round made a claim).
     for (const h of slots.takeReady()) slots.free(h.job.webhookId);
     expect(slots.inFlight).toBe(ids.length * share - perProcess);
     expect(s.plan(slots)).toBeNull();
