@@ -1,6 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claim, claimStatement } from '../../src/webhooks/queue/claim.js';
+import { unfinishedProbes } from '../../src/webhooks/queue/enqueue.js';
 import { listJobs, listJobsQuery, queueStats, queueStatsStatement } from '../../src/webhooks/queue/jobs-store.js';
 import { rescue, rescueStatement } from '../../src/webhooks/queue/rescue.js';
 import { DIALECTS } from '../helpers/db.js';
@@ -110,5 +111,37 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
     expect(await queueStats(db, caps)).toMatchObject({ byState: { pending: 83, delivering: 18 } });
     expect((await listJobs(db, { state: 'dead' }, null, 50)).map((j) => j.id)).toEqual(['job_wh_b_10002', 'job_wh_b_10001']);
     expect(await rescue(db, { now })).toBe(0);
+  });
+
+  it('a write to an ordered target finds its record\'s unfinished jobs through the partial indexes, not the target\'s history', async () => {
+    t = await createTestContext(dialect);
+    const { db, caps } = t.ctx.database;
+    const now = Date.now();
+    await sql`insert into webhooks (id, name, url, topics, enabled, secret_sealed, created_at, updated_at, ordering)
+              values ('wh_o', 'wh_o', 'https://example.com/', '["*"]', 1, 'x', ${now}, ${now}, 'record')`.execute(db);
+    await sql`insert into events (id, topic, collection, record_id, payload, created_at) values ('evt', 'record.updated', 'c', 'rec_hot', '{}', ${now})`.execute(db);
+    // A long history: 3 000 delivered versions of one hot record and 3 000 of other records, then its open job.
+    await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count,
+                round_start, next_attempt_at, created_at, updated_at, ordered)
+              with recursive n(i) as (select 1 union all select i + 1 from n where i < 6000)
+              select 'job_' || (10000 + i), 'wh_o', 'evt', 'record.updated', 'c', case when i % 2 = 0 then 'rec_hot' else 'rec_' || i end,
+                     'delivered', 1, 0, ${now}, ${now}, ${now}, 1
+                from n`.execute(db);
+    await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start, next_attempt_at, created_at, updated_at, ordered)
+              values ('job_20000', 'wh_o', 'evt', 'record.updated', 'c', 'rec_hot', 'pending', 0, 0, ${now}, ${now}, ${now}, 1)`.execute(db);
+    if (dialect === 'postgres') await sql`analyze delivery_jobs`.execute(db);
+    const probes = unfinishedProbes(caps, 'wh_o', 'rec_hot');
+    const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
+    const planOf = async (q: { sql: string; parameters: readonly unknown[] }): Promise<string> => {
+      const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + q.sql, [...q.parameters]));
+      return rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
+    };
+    const heldPlan = await planOf(probes.held.compile(db));
+    const openPlan = await planOf(probes.open.compile(db));
+    for (const text of [heldPlan, openPlan]) expect(text).not.toMatch(/Seq Scan on delivery_jobs|SCAN delivery_jobs(?! USING)|delivery_jobs_webhook/);
+    expect(heldPlan).toMatch(/delivery_jobs_held/);
+    expect(openPlan).toMatch(/delivery_jobs_open_record/);
+    expect((await probes.held.execute(db)).rows).toEqual([]);
+    expect((await probes.open.execute(db)).rows).toEqual([{ id: 'job_20000' }]);
   });
 });

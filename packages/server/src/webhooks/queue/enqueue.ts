@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { insertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
@@ -40,17 +40,28 @@ export interface Enqueued {
  * and then releases this job.
  */
 async function newestUnfinished(trx: Kysely<Tables>, caps: DialectCapabilities, webhookId: string, recordId: string): Promise<string | null> {
-  const lock = caps.skipLocked ? sql`for update` : sql``;
-  // State literals: each probe is answered by its partial index (migrations 006 and 011).
-  const held = await sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state = 'held'
-                          order by id desc limit 1 ${lock}`.execute(trx);
+  const probes = unfinishedProbes(caps, webhookId, recordId);
+  const held = await probes.held.execute(trx);
   if (held.rows.length > 0) return held.rows[0]!.id;
-  // A record has one unfinished ordered job, seldom more (those queued before its target's ordering was switched on):
-  // all of them, newest picked here. With `order by id desc limit 1` SQLite walked the target's whole history in
-  // delivery_jobs_webhook (id order) instead, looking for the record.
-  const open = await sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and ordered = 1 and state in ('pending', 'delivering')
-                          ${lock}`.execute(trx);
+  const open = await probes.open.execute(trx);
   return open.rows.reduce<string | null>((newest, r) => (newest === null || r.id > newest ? r.id : newest), null);
+}
+
+/**
+ * newestUnfinished's two probes, alone so their plans can be checked: each is answered by its partial index
+ * (migrations 006 and 011), state literals and all. A record has one unfinished ordered job, seldom more (those
+ * queued before its target's ordering was switched on), so the second lists them all and the newest is picked in
+ * JavaScript: with `order by id desc limit 1` SQLite walked the target's whole history in delivery_jobs_webhook (id
+ * order) instead, looking for the record.
+ */
+export function unfinishedProbes(caps: DialectCapabilities, webhookId: string, recordId: string): { held: RawBuilder<{ id: string }>; open: RawBuilder<{ id: string }> } {
+  const lock = caps.skipLocked ? sql`for update` : sql``;
+  return {
+    held: sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state = 'held'
+                               order by id desc limit 1 ${lock}`,
+    open: sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and ordered = 1
+                                 and state in ('pending', 'delivering') ${lock}`,
+  };
 }
 
 export interface EnqueueOptions {
