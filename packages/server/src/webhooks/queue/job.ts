@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
 import type { AttemptTrace } from '../connection-trace.js';
 
 /**
@@ -35,3 +36,9 @@ export interface AttemptRecord {
 }
 
 export const newLeaseToken = (): string => `lease_${randomBytes(12).toString('base64url')}`;
+
+/**
+ * In SQL: the job's topic (column `column`) is a record event's (`record.*`, as isRecordEvent says in JavaScript),
+ * the only jobs that take part in their record's ordering (the `ordered` mark, migration 011).
+ */
+export const recordTopic = (column: string): RawBuilder<boolean> => sql<boolean>`${sql.ref(column)} like 'record.%'`;

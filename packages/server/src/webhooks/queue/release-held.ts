@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import { recordTopic } from './job.js';
 
 /** held → pending for every held job of a target whose ordering was switched off: nothing waits any more. */
 export async function releaseHeld(db: Kysely<Tables>, opts: { now: number; webhookId: string }): Promise<number> {
@@ -19,6 +20,6 @@ export async function markOrdered(db: Kysely<Tables>, webhookId: string): Promis
                          where id in (select id from delivery_jobs where webhook_id = ${webhookId} and state = 'pending'
                                       union all select id from delivery_jobs where webhook_id = ${webhookId} and state = 'held'
                                       union all select id from delivery_jobs where state = 'delivering' and webhook_id = ${webhookId})
-                           and ordered = 0 and topic like 'record.%'`.execute(db);
+                           and ordered = 0 and ${recordTopic('topic')}`.execute(db);
   return Number(res.numAffectedRows ?? 0);
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newId } from '../../lib/ids.js';
+import { recordTopic } from './job.js';
 import { promoteHeld } from './promote-held.js';
 
 /**
@@ -31,7 +32,7 @@ export async function replayEvents(trx: Kysely<Tables>, caps: DialectCapabilitie
     insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start,
                                next_attempt_at, created_at, updated_at, ordered)
     select v.column2, ${sql.lit(webhookId)}, e.id, e.topic, e.collection, e.record_id, ${sql.lit(opts.ordered ? 'held' : 'pending')}, 0, 0,
-           ${sql.lit(now)}, ${sql.lit(now)}, ${sql.lit(now)}, ${opts.ordered ? sql`case when e.topic like 'record.%' then 1 else 0 end` : sql`0`}
+           ${sql.lit(now)}, ${sql.lit(now)}, ${sql.lit(now)}, ${opts.ordered ? sql`case when ${recordTopic('e.topic')} then 1 else 0 end` : sql`0`}
       from (values ${pairs}) as v
       join events e on e.id = v.column1
      where e.payload is not null

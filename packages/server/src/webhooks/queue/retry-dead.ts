@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
+import { recordTopic } from './job.js';
 import { promoteHeld } from './promote-held.js';
 
 /**
@@ -14,7 +15,7 @@ export const reviveDead = (db: Kysely<Tables>, opts: { now: number; firstDelayMs
     .updateTable('delivery_jobs')
     .set((eb) => ({
       state: sql<'pending' | 'held'>`case when exists (select 1 from webhooks w where w.id = delivery_jobs.webhook_id and w.ordering = 'record') then 'held' else 'pending' end`,
-      ordered: sql<number>`case when delivery_jobs.topic like 'record.%' and exists (select 1 from webhooks w where w.id = delivery_jobs.webhook_id and w.ordering = 'record') then 1 else 0 end`,
+      ordered: sql<number>`case when ${recordTopic('delivery_jobs.topic')} and exists (select 1 from webhooks w where w.id = delivery_jobs.webhook_id and w.ordering = 'record') then 1 else 0 end`,
       round_start: eb.ref('attempt_count'),
       next_attempt_at: opts.now + opts.firstDelayMs,
       updated_at: opts.now,
