@@ -11,6 +11,7 @@ import * as m008 from './migrations/008_attempt_diagnostics.js';
 import * as m009 from './migrations/009_record_queries.js';
 import * as m010 from './migrations/010_field_statistics.js';
 import * as m011 from './migrations/011_lean_claims.js';
+import * as m012 from './migrations/012_event_json_prefix.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009_record_queries': m009,
   '010_field_statistics': m010,
   '011_lean_claims': m011,
+  '012_event_json_prefix': m012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

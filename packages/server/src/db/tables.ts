@@ -101,6 +101,8 @@ export interface EventsTable {
   /** Feed position (migration 005): ordered by (tx, position); null for events written before the feed. */
   tx: number | null;
   position: number | null;
+  /** The feed event's JSON before its payload (migration 012, envelope.ts feedEventPrefix); null for events written before it and for events not in the feed. */
+  json_prefix: string | null;
 }
 
 /** `held` (migration 006): an ordered target's job waiting for the older unfinished job of its record. */

@@ -158,9 +158,18 @@ export async function readFeedPage(
   const head = headOf(rows.find((r) => r.json === null));
   if (events.length === 0) return { items: null, kept: 0, read: 0, last: null, head };
   const positions = events.map((r) => ({ tx: Number(r.tx), position: Number(r.position) }));
-  // UTF-8 sizes counted here: the database's own octet_length counts in its encoding, which need not be UTF-8.
-  const texts = events.map((r) => r.json!);
-  return { ...keepInBudget(texts.join(','), texts.map((t) => Buffer.byteLength(t)), positions, opts.budget), head };
+  // Each event's UTF-8 bytes, then one buffer: joining 1,000 strings of 1.4 KB and encoding the result cost 1.4 ms
+  // more a page of CPU (and garbage) than this (W9). UTF-8 sizes counted here: the database's own octet_length
+  // counts in its encoding, which need not be UTF-8.
+  const parts: Buffer[] = [];
+  const sizes: number[] = [];
+  for (const r of events) {
+    const bytes = Buffer.from(r.json!);
+    if (parts.length > 0) parts.push(COMMA);
+    parts.push(bytes);
+    sizes.push(bytes.length);
+  }
+  return { ...keepInBudget(Buffer.concat(parts), sizes, positions, opts.budget), head };
 }
 
 const toPosition = (text: string): FeedPosition => {

@@ -68,6 +68,27 @@ describe.each(DIALECTS)('feed pages as bytes (%s)', (dialect) => {
     expect(admin.items.map((e: { topic: string }) => e.topic)).toEqual(['record.created', 'delivery.dead', 'record.updated', 'record.deleted']);
   });
 
+  it('gives the same bytes for events stored with their JSON prefix (migration 012) and for older ones built from their columns', async () => {
+    t = await createTestContext(dialect);
+    const odd = 'rec_"quoted" é✓ back\\slash \u0001';
+    const inputs: EventInput[] = Array.from({ length: 6 }, (_, i): EventInput => ({
+      topic: i % 2 ? 'record.updated' : 'record.created',
+      collection: 'issues',
+      recordId: i === 3 ? odd : `rec_${i}`,
+      payload: { record: { id: `rec_${i}`, data: { title: `✓ ${i}` } } },
+    }));
+    await write(inputs);
+    const db = t.ctx.database.db;
+    const prefixed = await sql<{ n: number }>`select count(*) as n from events where json_prefix is not null`.execute(db);
+    expect(Number(prefixed.rows[0]!.n)).toBe(6);
+    const withPrefixes = (await feedPage(t.ctx, request(undefined))).toString('utf8');
+    const nextCursor = (JSON.parse(withPrefixes) as { nextCursor: string }).nextCursor;
+    expect(withPrefixes).toBe(await expectedPage(nextCursor));
+    // Events from before the prefix existed: every other one loses it, and the page is the same, byte for byte.
+    await sql`update events set json_prefix = null where record_id in ('rec_0', ${odd}, 'rec_4')`.execute(db);
+    expect((await feedPage(t.ctx, request(undefined))).toString('utf8')).toBe(withPrefixes);
+  });
+
   it('stays within maxBytes counting UTF-8 bytes exactly, with at least one event, and pages on to every event', async () => {
     t = await createTestContext(dialect);
     // Three-byte characters: a page counted in UTF-16 units would be ~3× over the limit.

@@ -90,11 +90,13 @@ const caps: DialectCapabilities = {
   feedHorizonOnce: true,
   textBytes: (value) => sql<string | null>`${value}`,
   idIn: (ids) => sql<boolean>`id = any(array(${ids}))`,
-  // The epoch plus whole milliseconds as an interval: exact, no float, no time zone.
-  eventJson: () => sql<string>`'{"id":' || to_json(id)::text || ',"topic":' || to_json(topic)::text || ',"collection":' || to_json(collection)::text
+  // Events written since migration 012 carry their JSON up to the payload; older ones are built from their columns
+  // (the epoch plus whole milliseconds as an interval: exact, no float, no time zone).
+  eventJson: () => sql<string>`case when json_prefix is not null then json_prefix || coalesce(payload, 'null') || '}'
+    else '{"id":' || to_json(id)::text || ',"topic":' || to_json(topic)::text || ',"collection":' || to_json(collection)::text
     || ',"recordId":' || to_json(record_id)::text || ',"occurredAt":"'
     || to_char(timestamp 'epoch' + created_at * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-    || '","payload":' || coalesce(payload, 'null') || '}'`,
+    || '","payload":' || coalesce(payload, 'null') || '}' end`,
   withFeedNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${FEED_CHANNEL}, '') from written`,
   query,
 };

@@ -51,10 +51,12 @@ const caps: DialectCapabilities = {
   },
   feedHorizon: () => sql<number>`1`,
   feedHorizonOnce: false,
-  // created_at is whole milliseconds: the seconds by strftime, the milliseconds written out, no float on the way.
-  eventJson: () => sql<string>`'{"id":' || json_quote(id) || ',"topic":' || json_quote(topic) || ',"collection":' || json_quote(collection)
+  // Events written since migration 012 carry their JSON up to the payload; older ones are built from their columns
+  // (created_at is whole milliseconds: the seconds by strftime, the milliseconds written out, no float on the way).
+  eventJson: () => sql<string>`case when json_prefix is not null then json_prefix || coalesce(payload, 'null') || '}'
+    else '{"id":' || json_quote(id) || ',"topic":' || json_quote(topic) || ',"collection":' || json_quote(collection)
     || ',"recordId":' || json_quote(record_id) || ',"occurredAt":"' || strftime('%Y-%m-%dT%H:%M:%S', created_at / 1000, 'unixepoch')
-    || printf('.%03dZ', created_at % 1000) || '","payload":' || coalesce(payload, 'null') || '}'`,
+    || printf('.%03dZ', created_at % 1000) || '","payload":' || coalesce(payload, 'null') || '}' end`,
   textBytes: (value) => sql<Buffer | null>`cast(${value} as blob)`,
   idIn: (ids) => sql<boolean>`id in (${ids})`,
   joinPage: {

@@ -43,8 +43,10 @@ export interface DialectCapabilities {
   /**
    * An `events` row's JSON in the feed, built by the database from the row's columns: `{"id","topic","collection",
    * "recordId","occurredAt","payload"}`, the payload's stored text as it is, `occurredAt` in ISO 8601 with
-   * milliseconds, UTC. Built where the row is read, a page reaches JavaScript as one string an event instead of six
-   * columns to join (W9). The same bytes as JSON.stringify would give (test: events-feed).
+   * milliseconds, UTC: the stored prefix (migration 012, envelope.ts feedEventPrefix) and the payload, or for events
+   * written before the prefix, built from the columns. Built where the row is read, a page reaches JavaScript as one
+   * string an event instead of six columns to join (W9). The same bytes as JSON.stringify would give (tests:
+   * events-feed, feed-json-prefix).
    */
   eventJson(): RawBuilder<string>;
   /**

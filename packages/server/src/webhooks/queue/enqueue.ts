@@ -3,7 +3,7 @@ import { insertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newId, newIdAfter } from '../../lib/ids.js';
-import { envelopeBytes, type EventInput } from '../envelope.js';
+import { envelopeBytes, feedEventPrefix, type EventInput } from '../envelope.js';
 import { isRecordEvent, wantsEvent } from '../subscription-match.js';
 import { findTargets, subscribedTargets, type TargetRow } from '../targets-store.js';
 import type { HeldJob } from './job.js';
@@ -81,7 +81,7 @@ export async function enqueue(trx: Kysely<Tables>, caps: DialectCapabilities, ev
   return (await enqueueMany(trx, caps, [event], opts))[0]!;
 }
 
-const EVENT_COLUMNS = ['id', 'topic', 'collection', 'record_id', 'payload', 'created_at'] as const;
+const EVENT_COLUMNS = ['id', 'topic', 'collection', 'record_id', 'payload', 'created_at', 'json_prefix'] as const;
 const JOB_COLUMNS = [
   'id', 'webhook_id', 'event_id', 'topic', 'collection', 'record_id', 'state', 'attempt_count', 'round_start', 'next_attempt_at',
   'lease_id', 'lease_expires_at', 'last_error_code', 'last_error_message', 'created_at', 'updated_at', 'ordered',
@@ -106,7 +106,8 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
     // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
     const inFeed = event.topic !== 'webhook.test';
     const payload = JSON.stringify(inFeed ? { ...event.payload, eventId } : event.payload);
-    (inFeed ? feed : other).push([eventId, event.topic, event.collection, event.recordId, payload, now]);
+    const prefix = inFeed ? feedEventPrefix({ id: eventId, topic: event.topic, collection: event.collection, recordId: event.recordId, createdAt: now }) : null;
+    (inFeed ? feed : other).push([eventId, event.topic, event.collection, event.recordId, payload, now, prefix]);
     all.push(await planJobs(trx, caps, { ...event, eventId, inFeed, payloadJson: payload }, targets, opts, jobs));
   }
   await insertFeedEvents(trx, caps, feed);
