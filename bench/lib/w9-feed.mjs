@@ -1,71 +1,11 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { Agent, request } from 'undici';
+import { fileURLToPath } from 'node:url';
+import { CORES, runJson } from './proc.mjs';
 import { createDb } from './pg.mjs';
 import { admin, seedRecords, startSvc } from './svc.mjs';
 
 const PAGE = 1000;
-
-/**
- * The feed through the API: pages of 1,000 from the start until one comes back empty, each parsed into objects, on
- * one keep-alive connection. undici's `request` (the library fetch is built on) rather than fetch: fetch's
- * `Response.json()` goes through web streams and cost this client 8 ms a page of 1.4 MB here, where reading the body
- * and JSON.parse cost 3 ms; W9 measures svc's catch-up, not the client's stream machinery.
- */
-async function readApi(url, token) {
-  const agent = new Agent({ connections: 1 });
-  const t0 = performance.now();
-  let after = '';
-  let count = 0;
-  try {
-    for (;;) {
-      const res = await request(`${url}/api/v1/events?limit=${PAGE}${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${token}` }, dispatcher: agent });
-      const page = JSON.parse(await res.body.text());
-      if (res.statusCode !== 200) throw new Error(`feed: ${res.statusCode} ${JSON.stringify(page).slice(0, 200)}`);
-      count += page.items.length;
-      if (page.items.length === 0) break;
-      after = page.nextCursor;
-    }
-  } finally {
-    await agent.close();
-  }
-  return { count, seconds: (performance.now() - t0) / 1000 };
-}
-
-const SQL = (p) => `select id, topic, collection, record_id, created_at, payload, tx, position from events
-  where position is not null and (tx, position) > (${p(1)}, ${p(2)}) order by tx, position limit ${PAGE}`;
-
-/** The same rows with a plain keyset loop on the same database, no HTTP, no JSON: the floor the API is compared with. */
-async function readSql(kind, databaseUrl, dbPath) {
-  const t0 = performance.now();
-  let count = 0;
-  let after = [-1, -1];
-  if (kind === 'sqlite') {
-    const db = new Database(dbPath, { readonly: true });
-    const stmt = db.prepare(SQL(() => '?'));
-    for (;;) {
-      const rows = stmt.all(...after);
-      if (rows.length === 0) break;
-      count += rows.length;
-      const last = rows[rows.length - 1];
-      after = [last.tx, last.position];
-    }
-    db.close();
-  } else {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    await c.connect();
-    for (;;) {
-      const { rows } = await c.query(SQL((i) => `$${i}`), after);
-      if (rows.length === 0) break;
-      count += rows.length;
-      const last = rows[rows.length - 1];
-      after = [last.tx, last.position];
-    }
-    await c.end();
-  }
-  return { count, seconds: (performance.now() - t0) / 1000 };
-}
+const READER = fileURLToPath(new URL('./w9-reader-child.mjs', import.meta.url));
 
 /** W9: catch up on the feed (opts.feedEvents events, pages of 1,000) through the API vs a raw SQL loop; both dialects. */
 export async function w9(ctx, kinds) {
@@ -83,16 +23,18 @@ export async function w9(ctx, kinds) {
       ctx.progress('W9', `${kind}: seeding ${opts.feedEvents} events through the API`);
       const seeded = await seedRecords(svc.url, writer, 'bench', opts.feedEvents);
       ctx.progress('W9', `${kind}: seeded in ${seeded.seconds.toFixed(1)} s`);
+      ctx.progress('W9', `${kind}: warm-up ${opts.warmup} s, then ${opts.rounds} rounds (API, raw SQL), in a reader process on the load core`);
+      const cfg = { url: svc.url, token: reader, kind, databaseUrl, dbPath, page: PAGE, rounds: opts.rounds, warmupSeconds: opts.warmup };
+      const out = await runJson(CORES.load, [process.execPath, READER, JSON.stringify(cfg)], { timeoutMs: 600_000 });
       const api = [];
       const raw = [];
-      for (let r = 1; r <= opts.rounds; r++) {
-        const x = await readApi(svc.url, reader);
-        const y = await readSql(kind, databaseUrl, dbPath);
+      out.api.forEach((x, i) => {
+        const y = out.raw[i];
         if (x.count !== opts.feedEvents || y.count !== opts.feedEvents) throw new Error(`read ${x.count} (API) and ${y.count} (SQL) of ${opts.feedEvents} events`);
         api.push(x.count / x.seconds);
         raw.push(y.count / y.seconds);
-        ctx.progress('W9', `${kind} round ${r}/${opts.rounds}: API ${Math.round(api.at(-1))} events/s, raw SQL ${Math.round(raw.at(-1))} events/s`);
-      }
+        ctx.progress('W9', `${kind} round ${i + 1}/${opts.rounds}: API ${Math.round(api.at(-1))} events/s, raw SQL ${Math.round(raw.at(-1))} events/s`);
+      });
       ctx.ratioCell({ workload: 'W9', measure: `feed catch-up ${kind}, events/s (pages of ${PAGE})`, unit: '/s', baseline: raw, svc: api, min: 0.6 });
     } finally {
       await svc.stop();
