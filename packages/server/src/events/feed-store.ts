@@ -149,27 +149,28 @@ export async function readFeedPage(
     if (joined.items === null || joined.sizes === null || joined.positions === null) return { items: null, kept: 0, read: 0, last: null, head };
     return { ...keepInBudget(joined.items, joined.sizes.split(',').map(Number), joined.positions.split(',').map(toPosition), opts.budget), head };
   }
-  const { rows } = await sql<{ json: string | null; tx: number; position: number }>`
+  const statement = sql<{ json: string | null; tx: number; position: number }>`
     ${withHorizon}
     select * from (${page}) page
     union all
-    select * from (select cast(null as text), tx, position from (${headRow}) h) head`.execute(db);
+    select * from (select cast(null as text), tx, position from (${headRow}) h) head`.compile(db);
+  caps.keepPlan(statement.sql);
+  const { rows } = await db.executeQuery(statement);
   const events = rows.filter((r) => r.json !== null);
   const head = headOf(rows.find((r) => r.json === null));
   if (events.length === 0) return { items: null, kept: 0, read: 0, last: null, head };
   const positions = events.map((r) => ({ tx: Number(r.tx), position: Number(r.position) }));
-  // Each event's UTF-8 bytes, then one buffer: joining 1,000 strings of 1.4 KB and encoding the result cost 1.4 ms
-  // more a page of CPU (and garbage) than this (W9). UTF-8 sizes counted here: the database's own octet_length
-  // counts in its encoding, which need not be UTF-8.
-  const parts: Buffer[] = [];
-  const sizes: number[] = [];
-  for (const r of events) {
-    const bytes = Buffer.from(r.json!);
-    if (parts.length > 0) parts.push(COMMA);
-    parts.push(bytes);
-    sizes.push(bytes.length);
+  // The events' UTF-8 written straight into one buffer, commas between: joining 1,000 strings of 1.4 KB and encoding
+  // the result took 2.1 ms a page, a buffer per event and a copy into one 1.0 ms, this 0.4 ms (W9). UTF-8 sizes
+  // counted here: the database's own octet_length counts in its encoding, which need not be UTF-8.
+  const sizes = events.map((r) => Buffer.byteLength(r.json!));
+  const items = Buffer.allocUnsafe(sizes.reduce((sum, size) => sum + size, events.length - 1));
+  let at = 0;
+  for (const [i, r] of events.entries()) {
+    if (i > 0) at = items.writeUInt8(COMMA_BYTE, at);
+    at += items.write(r.json!, at);
   }
-  return { ...keepInBudget(Buffer.concat(parts), sizes, positions, opts.budget), head };
+  return { ...keepInBudget(items, sizes, positions, opts.budget), head };
 }
 
 const toPosition = (text: string): FeedPosition => {
@@ -213,3 +214,4 @@ export function keepInBudget(items: Buffer | string, sizes: readonly number[], p
 }
 
 const COMMA = Buffer.from(',');
+const COMMA_BYTE = 0x2c;

@@ -89,6 +89,7 @@ const caps: DialectCapabilities = {
       pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
   feedHorizonOnce: true,
   textBytes: (value) => sql<string | null>`${value}`,
+  keepPlan,
   idIn: (ids) => sql<boolean>`id = any(array(${ids}))`,
   // Events written since migration 012 carry their JSON up to the payload; older ones are built from their columns
   // (the epoch plus whole milliseconds as an interval: exact, no float, no time zone).
@@ -107,8 +108,30 @@ const types = {
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
 };
 
+/** Statement texts run as named prepared statements (DialectCapabilities.keepPlan), and their names; at most KEPT_PLANS_MAX. */
+const keptPlans = new Map<string, string>();
+const KEPT_PLANS_MAX = 64;
+
+function keepPlan(text: string): void {
+  if (keptPlans.size < KEPT_PLANS_MAX && !keptPlans.has(text)) keptPlans.set(text, `svc_plan_${keptPlans.size + 1}`);
+}
+
+/**
+ * A pg client that sends the statements keepPlan names as named prepared statements: the first use on a connection
+ * parses and plans it, later ones only bind and execute (PostgreSQL switches to a generic plan after five runs when
+ * it costs no more than the custom ones). Kysely calls `query(text, parameters)`; anything else passes through.
+ */
+class PlanKeepingClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? keptPlans.get(text) : undefined;
+    const query = super.query as (...a: unknown[]) => never;
+    return name === undefined ? query.apply(this, args) : query.call(this, { name, text, values });
+  }
+}
+
 export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, Client: PlanKeepingClient });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });

@@ -58,6 +58,7 @@ const caps: DialectCapabilities = {
     || ',"recordId":' || json_quote(record_id) || ',"occurredAt":"' || strftime('%Y-%m-%dT%H:%M:%S', created_at / 1000, 'unixepoch')
     || printf('.%03dZ', created_at % 1000) || '","payload":' || coalesce(payload, 'null') || '}' end`,
   textBytes: (value) => sql<Buffer | null>`cast(${value} as blob)`,
+  keepPlan: () => {},
   idIn: (ids) => sql<boolean>`id in (${ids})`,
   joinPage: {
     json: (value) => sql<Buffer | null>`cast(group_concat(${value}, ',') as blob)`,

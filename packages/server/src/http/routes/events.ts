@@ -165,8 +165,10 @@ const answerPage = async (ctx: Context, feed: FeedRuntime, reply: FastifyReply, 
     maxBytes: ctx.config.listMaxBytes,
     signal: feed.closing,
     waker: feed.waker,
-    // The next page is read once this one is handed to the socket: read earlier, it would hold up the sending.
-    readAhead: { pages: feed.readAhead, whenSent: (start) => void reply.raw.once('finish', start) },
+    // The next page is read in the turn after this one is written to the socket (the handler's answer is sent in a
+    // microtask, before any immediate). Waiting for 'finish' (every byte flushed to the kernel) held the next read of
+    // a 1.4 MB page until the client had pulled most of it: W9 SQLite 183-206k events/s against 210-242k, 2 runs each.
+    readAhead: { pages: feed.readAhead, whenSent: (start) => void setImmediate(start) },
   });
 
 const feedSchema = {
