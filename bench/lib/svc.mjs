@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { CORES, freePort, spawnOn, stop, waitHttp } from './proc.mjs';
 
 export const SVC_MAIN = fileURLToPath(new URL('../../packages/server/dist/svc.mjs', import.meta.url));
+/** The Node flags svc's command line names (`#!/usr/bin/env -S node …`): the bench runs svc as the `svc` command runs. */
+export const svcNodeFlags = () => readFileSync(SVC_MAIN, 'utf8').slice(0, 200).split('\n')[0].split(/\s+/).filter((a) => a.startsWith('--'));
 export const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 // A fixed per-run key: the shipped default makes a key file beside the SQLite database; a fixed one lets a
 // seeded database be copied for every round.
@@ -14,7 +17,7 @@ export const SECRET_KEY = 'a1'.repeat(32);
  */
 export async function startSvc({ mode = 'serve', databaseUrl, tls = null, env = {}, logFile = null, cpuProfDir = null, waitReady = true, core = CORES.server }) {
   const port = await freePort();
-  const args = [process.execPath];
+  const args = [process.execPath, ...svcNodeFlags()];
   if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`);
   args.push(SVC_MAIN, ...(mode === 'worker' ? ['worker'] : mode === 'api' ? ['serve', '--no-worker'] : ['serve']));
   const child = spawnOn(core, args, {

@@ -1,4 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --initial-old-space-size=96
+// The old generation's allocation limit starts at 96 MB and a full collection does not bring it below that: after a
+// burst of writes a process could be left with its limit near a ~30 MB live heap, and then the feed's page buffers
+// (1.4 MB each, outside the heap but counted against it) set off a full collection every ~15 pages, doubling the
+// CPU of a catch-up (bench/README, tenth session). `npm start` passes the same flag.
 import { Command, Option } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config/load.js';
 import { createApiToken } from '../auth/api-tokens.js';
