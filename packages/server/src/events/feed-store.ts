@@ -167,7 +167,7 @@ export async function readFeedPage(
   const items = Buffer.allocUnsafe(sizes.reduce((sum, size) => sum + size, events.length - 1));
   let at = 0;
   for (const [i, r] of events.entries()) {
-    if (i > 0) at = items.writeUInt8(COMMA_BYTE, at);
+    if (i > 0) items[at++] = COMMA[0]!;
     at += items.write(r.json!, at);
   }
   return { ...keepInBudget(items, sizes, positions, opts.budget), head };
@@ -214,4 +214,3 @@ export function keepInBudget(items: Buffer | string, sizes: readonly number[], p
 }
 
 const COMMA = Buffer.from(',');
-const COMMA_BYTE = 0x2c;

@@ -46,7 +46,7 @@ export interface DialectCapabilities {
    * milliseconds, UTC: the stored prefix (migration 012, envelope.ts feedEventPrefix) and the payload, or for events
    * written before the prefix, built from the columns. Built where the row is read, a page reaches JavaScript as one
    * string an event instead of six columns to join (W9). The same bytes as JSON.stringify would give (tests:
-   * events-feed, feed-json-prefix).
+   * events-feed, events-feed-page).
    */
   eventJson(): RawBuilder<string>;
   /**
