@@ -3,12 +3,13 @@ import { newId } from '../../src/lib/ids.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
 
-// SQLite runs in the process and has no statement timeout; SPEC §8 asks it of PostgreSQL.
-describe.each(DIALECTS.filter((d) => d === 'postgres'))('records query timeout (%s)', (dialect) => {
+// Every file registers its tests on every dialect, so a run without PostgreSQL still has something to count (a file
+// with no test is a failure, vitest.config.ts). SQLite runs in the process and has no statement timeout yet.
+describe.each(DIALECTS)('records query timeout (%s)', (dialect) => {
   let t: TestApp;
   afterEach(async () => t?.close());
 
-  it('cancels a records query running longer than SVC_QUERY_TIMEOUT_MS: 503 query_timeout', async () => {
+  it.runIf(dialect === 'postgres')('cancels a records query running longer than SVC_QUERY_TIMEOUT_MS: 503 query_timeout', async () => {
     t = await createTestApp(dialect, { SVC_QUERY_TIMEOUT_MS: '1' });
     await t.collection('logs', [{ name: 'at', type: 'datetime' }, { name: 'line', type: 'text' }]);
     const now = Date.now();
