@@ -26,6 +26,7 @@ export const ERRORS = {
   internal: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
   query_timeout: { status: 503, title: 'Query timeout' },
+  storage_full: { status: 507, title: 'Storage full' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

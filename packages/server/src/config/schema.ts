@@ -57,8 +57,14 @@ export interface Config {
   readonly retentionDeliveredDays: number;
   readonly retentionDeadDays: number;
   readonly retentionEventsDays: number;
-  /** PostgreSQL cancels a records list query running longer than this (503 query_timeout). */
+  /** A records list or count running longer than this is stopped (503 query_timeout), on both databases. */
   readonly queryTimeoutMs: number;
+  /** Bytes an event stream's client may leave unread before it is cut off (an event larger than this still goes whole). */
+  readonly streamBufferBytes: number;
+  /** Long-polls (`GET /api/v1/events?wait=`) one token, or one admin session, may hold waiting in one process. */
+  readonly longPollsPerToken: number;
+  /** SQLite: threads that run records queries off the event loop, each with its own read connection. */
+  readonly sqliteReaders: number;
 }
 
 export class ConfigError extends Error {
@@ -308,7 +314,22 @@ export const SETTINGS: readonly Setting[] = [
   }),
   setting({
     key: 'queryTimeoutMs', env: 'SVC_QUERY_TIMEOUT_MS', defaultText: '10000',
-    doc: 'on PostgreSQL, a records list query (filter, sort, count) running longer than this is cancelled: 503 query_timeout',
+    doc: 'a records list or count (filter, sort, count) running longer than this is stopped: 503 query_timeout (SQLite: its reader thread is ended and replaced)',
     parse: integer(1, 600_000), fallback: () => 10_000,
+  }),
+  setting({
+    key: 'streamBufferBytes', env: 'SVC_STREAM_BUFFER_BYTES', defaultText: '8388608',
+    doc: 'an event stream whose client leaves more than this many bytes unread is closed (it resumes with Last-Event-ID); one event larger than this is still sent whole',
+    parse: integer(65_536, 1024 * 1024 * 1024), fallback: () => 8_388_608,
+  }),
+  setting({
+    key: 'longPollsPerToken', env: 'SVC_LONG_POLLS_PER_TOKEN', defaultText: '10',
+    doc: 'long-polls (GET /api/v1/events?wait=) one token, or one admin session, may hold waiting in one process; beyond, rate_limited',
+    parse: integer(1, 100_000), fallback: () => 10,
+  }),
+  setting({
+    key: 'sqliteReaders', env: 'SVC_SQLITE_READERS', defaultText: '2',
+    doc: 'SQLite: threads that run records lists and counts off the event loop, each with its own read-only connection (WAL); 0 runs them on the main thread, with no query timeout',
+    parse: integer(0, 64), fallback: () => 2,
   }),
 ];

@@ -78,6 +78,8 @@ export function capabilities(ctx: Context) {
       sortMaxKeys: SORT_MAX_KEYS,
       indexedFieldsMax: MAX_INDEXED_FIELDS,
       queryTimeoutMs: c.queryTimeoutMs,
+      longPollsPerToken: c.longPollsPerToken,
+      streamBufferBytes: c.streamBufferBytes,
     },
     topics: [...TOPICS],
   };
