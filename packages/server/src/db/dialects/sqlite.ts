@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
-import { instantKey, simpleLowercase } from '../../lib/query-functions.js';
+import { registerQueryFunctions } from './sqlite-functions.js';
 import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
 
 const fieldSql = (name: string, type: QueryValueType): string =>
@@ -114,9 +114,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
   native.pragma(`synchronous = ${synchronous}`);
   native.pragma('busy_timeout = 5000');
   native.pragma('foreign_keys = ON');
-  // Deterministic, so indexes may be built on them. SQLite's own lower() folds ASCII only.
-  native.function('svc_lower', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? simpleLowercase(t) : t));
-  native.function('svc_instant', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? instantKey(t) : null));
+  registerQueryFunctions(native);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
