@@ -8,8 +8,10 @@ export type { Database } from './dialects/types.js';
 export interface ConnectOptions {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   poolSize?: number;
-  /** PostgreSQL's statement_timeout for records queries (Database.queries). */
+  /** How long a records query (Database.queries) may run: PostgreSQL's statement_timeout, SQLite's reader deadline. */
   queryTimeoutMs?: number;
+  /** SQLite: reader threads for Database.queries (0 or unset: the main connection, no timeout). */
+  sqliteReaders?: number;
 }
 
 /** `sqlite:<path>` (relative paths from the working directory) or `postgres://…`. */
@@ -21,6 +23,6 @@ export function sqlitePath(url: string): string | null {
 
 export function connect(url: string, options: ConnectOptions): Database {
   const path = sqlitePath(url);
-  if (path !== null) return openSqlite(path, options.sqliteSynchronous);
+  if (path !== null) return openSqlite(path, options.sqliteSynchronous, { count: options.sqliteReaders ?? 0, timeoutMs: options.queryTimeoutMs ?? 10_000 });
   return openPostgres(url, options.poolSize, options.queryTimeoutMs);
 }

@@ -1,5 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { DATABASE_ERROR_KINDS, type DatabaseErrorKind } from '../db/database-errors.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts a request answered 503/507 because of the database (problems.ts); set by registerHttpMetrics. */
+    countDatabaseError?: (kind: DatabaseErrorKind) => void;
+  }
+}
 
 /** One registry per app instance (never the global one), so tests can build many apps in one process. */
 export function createRegistry(): Registry {
@@ -22,6 +30,15 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry): v
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  const databaseErrors = new Counter({
+    name: 'svc_database_errors_total',
+    help: 'Requests answered 503 unavailable or 507 storage_full because the database could not be reached or was full, by kind',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  // Every kind from the start at 0: an alert on the rate sees the series before the first outage.
+  for (const kind of DATABASE_ERROR_KINDS) databaseErrors.labels(kind).inc(0);
+  app.decorate('countDatabaseError', (kind: DatabaseErrorKind) => databaseErrors.labels(kind).inc());
   // A callback hook, not an async one: no promise per request.
   app.addHook('onResponse', (request, reply, done) => {
     // The pattern, never the raw URL: ids in paths would explode the label set.

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { classifyDatabaseError, RETRY_AFTER_SECONDS, type DatabaseErrorKind } from '../db/database-errors.js';
 import { AppError, ERRORS, problemBody, type ErrorCode, type FieldError } from '../errors.js';
 import { newRequestId } from './request-id.js';
 
@@ -65,6 +66,23 @@ export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string
   return reply.code(body.status).type('application/problem+json').send(body);
 }
 
+const DATABASE_DETAIL: Record<DatabaseErrorKind, string> = {
+  unavailable:
+    'The database cannot be reached right now; try again after Retry-After seconds. A write answered so may or may not have been applied: send it again with the same Idempotency-Key, or read before repeating it.',
+  storage_full: 'The database has no space left: nothing of this request was committed. Reads still work; send it again once space is freed.',
+};
+
+/**
+ * An outage of the database (SPEC §12): 503 `unavailable` or 507 `storage_full` with Retry-After, never `internal`.
+ * Logged as a warning, not as an unhandled error: the fault is outside svc, and the counter says how often.
+ */
+function databaseProblem(server: FastifyInstance, kind: DatabaseErrorKind, error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  server?.countDatabaseError?.(kind);
+  request.log.warn({ err: error, kind }, 'database outage');
+  const code: ErrorCode = kind === 'storage_full' ? 'storage_full' : 'unavailable';
+  return sendProblem(reply, code, DATABASE_DETAIL[kind], undefined, { 'retry-after': String(RETRY_AFTER_SECONDS[kind]) });
+}
+
 export function errorHandler(this: FastifyInstance, error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof AppError) {
     if (error.code === 'unauthorized' && request.url.startsWith('/api/') && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="svc"');
@@ -83,6 +101,8 @@ export function errorHandler(this: FastifyInstance, error: FastifyError | AppErr
       fieldErrors(fe.validation, context),
     );
   }
+  const outage = classifyDatabaseError(error);
+  if (outage) return databaseProblem(this, outage, error, request, reply);
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (mapped) return sendProblem(reply, mapped, fe.message);

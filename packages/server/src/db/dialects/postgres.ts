@@ -61,6 +61,7 @@ const query: QueryDialect = {
   indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
     where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
   explain: 'explain',
+  rowCheck: null,
 };
 
 const CHANNEL = 'svc_jobs';

@@ -9,4 +9,7 @@ import { instantKey, simpleLowercase } from '../../lib/query-functions.js';
 export function registerQueryFunctions(native: SQLite.Database): void {
   native.function('svc_lower', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? simpleLowercase(t) : t));
   native.function('svc_instant', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? instantKey(t) : null));
+  // Called now and then by long statements (QueryDialect.rowCheck) only so that a thread being terminated has a
+  // point at which to stop: V8 ends a thread only when it runs JavaScript.
+  native.function('svc_check', { deterministic: false }, () => 1);
 }

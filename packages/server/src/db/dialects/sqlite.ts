@@ -6,6 +6,8 @@ import { CompiledQuery, Kysely, SqliteDialect, sql, type SqliteDatabase } from '
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
 import { registerQueryFunctions } from './sqlite-functions.js';
+import { statementCache } from './sqlite-statements.js';
+import { ReaderPool, ReaderTimeoutError, readerKysely } from './sqlite-readers.js';
 import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
 
 const fieldSql = (name: string, type: QueryValueType): string =>
@@ -30,6 +32,8 @@ const query: QueryDialect = {
   analyzeIndex: (index) => `analyze "${index}"`,
   indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
   explain: 'explain query plan',
+  // One modulo a row in SQLite's VM, one JavaScript call per 1,024 rows: within the noise of a 200,000-row scan.
+  rowCheck: '(rowid % 1024 <> 0 or svc_check())',
 };
 
 const LAST_POSITION = CompiledQuery.raw('select position from events where position is not null order by tx desc, position desc limit 1');
@@ -41,7 +45,7 @@ const caps: DialectCapabilities = {
   sharedByProcesses: false,
   nowMs: () => sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
   currentSchema: async () => undefined,
-  isQueryTimeout: () => false,
+  isQueryTimeout: (e) => e instanceof ReaderTimeoutError,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
   // One writer at a time, and writes commit in the order they run: a counter read and bumped inside the write is a
   // commit order on its own. The last position is one step back along the feed index (tx is always 0 here).
@@ -75,7 +79,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * query is stable (values are parameters), so prepared statements are kept by text, least recently used dropped.
  */
 function withStatementCache(native: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
+  const cached = statementCache(native, STATEMENT_CACHE_SIZE);
   return {
     close: () => native.close(),
     prepare(query: string) {
@@ -83,15 +87,7 @@ function withStatementCache(native: SQLite.Database): SqliteDatabase {
       // that reads and then writes is refused at once (SQLITE_BUSY, no busy_timeout) when another process committed
       // in between: `svc prune` beside a running server failed so. Begun immediate, it waits its turn instead.
       const text = query === 'begin' ? 'begin immediate' : query;
-      let stmt = cache.get(text);
-      if (stmt) {
-        cache.delete(text);
-      } else {
-        stmt = native.prepare(text);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(text, stmt);
-      return stmt;
+      return cached(text);
     },
   };
 }
@@ -106,7 +102,13 @@ function createPrivately(path: string): void {
   closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600));
 }
 
-export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Database {
+export interface SqliteReaders {
+  /** Reader threads (0: records queries run on the main connection, with no timeout). */
+  count: number;
+  timeoutMs: number;
+}
+
+export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers: SqliteReaders = { count: 0, timeoutMs: 0 }): Database {
   if (path !== ':memory:') createPrivately(path);
   const native = new SQLite(path);
   // WAL lets readers proceed during a write; busy_timeout covers a second process (svc migrate) briefly.
@@ -119,9 +121,12 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const grouped = new GroupCommit(db);
+  // An in-memory database is this connection's alone: no other connection can read it.
+  const pool = readers.count > 0 && path !== ':memory:' ? new ReaderPool(path, readers.count, readers.timeoutMs) : null;
+  const queries = pool ? readerKysely(pool) : db;
   return {
     db,
-    queries: db,
+    queries,
     caps,
     write: (work) => grouped.run(work),
     signal: emitterSignal(emitter, 'jobs'),
@@ -130,6 +135,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Databa
       native.prepare('select 1').get();
     },
     close: async () => {
+      if (pool) await queries.destroy();
       await db.destroy();
     },
   };

@@ -153,6 +153,13 @@ export interface QueryDialect {
   indexState(index: string): RawBuilder<{ valid: boolean | number }>;
   /** The prefix that makes a statement answer with its plan. */
   readonly explain: string;
+  /**
+   * A condition true for every row, added to every records query so a runaway one can be stopped: SQLite calls into
+   * JavaScript (svc_check) once every 1,024 rows it examines, where a reader thread being ended stops at once
+   * (sqlite-readers.ts; better-sqlite3 cannot interrupt a statement). Null where the database stops statements
+   * itself (PostgreSQL's statement_timeout).
+   */
+  readonly rowCheck: string | null;
 }
 
 /** Wake-ups for workers when jobs are committed: LISTEN/NOTIFY on PostgreSQL, an in-process emitter on SQLite. */

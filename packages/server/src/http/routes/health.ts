@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Context } from '../../context.js';
 import { pendingMigrations } from '../../db/migrate.js';
+import { RETRY_AFTER_SECONDS } from '../../db/database-errors.js';
 import { AppError } from '../../errors.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 
@@ -11,15 +12,21 @@ export const healthRoutes =
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
     let migrated = false;
+    const notReady = (detail: string) => new AppError('unavailable', detail, { headers: { 'retry-after': String(RETRY_AFTER_SECONDS.unavailable) } });
+    // A probe gives up well before SVC_REQUEST_TIMEOUT_MS: a database that holds a statement without answering (a
+    // hung server, a connection a network stopped carrying) is not ready, whatever the driver is still waiting for.
+    const probeMs = Math.min(5_000, Math.floor(ctx.config.requestTimeoutMs / 2));
     app.get('/readyz', { schema: { hide: true } }, async () => {
       try {
-        await ctx.database.ping();
-        // Once applied, migrations stay applied: skip the look-up on later probes.
-        migrated ||= (await pendingMigrations(ctx.database)).length === 0;
+        await withinMs(probeMs, async () => {
+          await ctx.database.ping();
+          // Once applied, migrations stay applied: skip the look-up on later probes.
+          migrated ||= (await pendingMigrations(ctx.database)).length === 0;
+        });
       } catch {
-        throw new AppError('unavailable', 'The database does not answer.');
+        throw notReady('The database does not answer.');
       }
-      if (!migrated) throw new AppError('unavailable', 'Migrations are not applied yet.');
+      if (!migrated) throw notReady('Migrations are not applied yet.');
       return { status: 'ready' };
     });
 
@@ -33,3 +40,16 @@ export const healthRoutes =
       return reply.type(registry.contentType).send(await registry.metrics());
     });
   };
+
+/** Runs `work`, rejecting once `ms` have passed without it settling (the work itself goes on). */
+async function withinMs(ms: number, work: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([work(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -70,13 +70,17 @@ export async function listRecordsJson(ctx: Context, collection: Collection, p: L
 }
 
 async function listPage(database: Database, collection: Collection, p: ListParams, maxBytes: number, mac: (text: string) => string): Promise<string> {
+  // Filters, sorts and counts can read a whole collection: they run where a query can be stopped (database.queries:
+  // SQLite's reader threads, PostgreSQL's pool with statement_timeout). The plain page reads at most limit + 1 rows
+  // along the primary key and only the bytes that fit (record-page.ts): bounded, it stays on the main connection,
+  // which is faster for it than a thread hop (W1's hot path).
   const db = database.queries;
+  const plain = database.db;
   const q = database.caps.query;
   const limit = p.limit ?? 50;
-  // The plain list (W1's hot path) goes straight to its page.
   if (!p.filter && !p.sort && p.fields === undefined && p.count !== true) {
     if (p.cursor) refuseKeysetCursor(p.cursor);
-    return recordPageJson(db, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
+    return recordPageJson(plain, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
   }
   const filterText = p.filter ?? '';
   const sortText = p.sort ?? '';
@@ -90,7 +94,7 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   const keyed = filter !== null || sort.length > 0;
   const keyset = keyed ? { fingerprint: queryFingerprint(filterText, sortText), mac } : null;
   if (!keyed && p.cursor) refuseKeysetCursor(p.cursor);
-  if (!keyed && projection === null && p.count !== true) return recordPageJson(db, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
+  if (!keyed && projection === null && p.count !== true) return recordPageJson(plain, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
   let after = null;
   if (p.cursor !== undefined && p.cursor !== '') {
     after = keyset === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [] } : decodeKeyset(p.cursor, sort, keyset, REC_ID);

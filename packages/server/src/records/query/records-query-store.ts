@@ -68,6 +68,7 @@ function keysetSql(q: QueryDialect, sort: readonly SortKey[], after: Keyset): Ra
 
 function whereSql(q: QueryDialect, query: RecordQuery, withKeyset: boolean): RawBuilder<boolean> {
   const parts: Array<RawBuilder<boolean>> = [sql<boolean>`collection = ${collectionSql(query.collection)}`];
+  if (q.rowCheck !== null) parts.push(sql.raw<boolean>(q.rowCheck));
   if (query.filter) parts.push(filterSql(q, query.filter));
   if (withKeyset && query.after) parts.push(keysetSql(q, query.sort, query.after));
   return sql.join(parts, sql.raw(' and ')) as RawBuilder<boolean>;

@@ -1,0 +1,239 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import {
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
+import type { Tables } from '../tables.js';
+import type { ReaderReply, ReaderRequest } from './sqlite-reader-thread.js';
+
+/** What a records query that outlived SVC_QUERY_TIMEOUT_MS rejects with (caps.isQueryTimeout knows the code). */
+export class ReaderTimeoutError extends Error {
+  readonly code = 'SVC_QUERY_TIMEOUT';
+  constructor(ms: number) {
+    super(`the query ran longer than ${ms} ms and was abandoned`);
+    this.name = 'ReaderTimeoutError';
+  }
+}
+
+interface Pending {
+  request: ReaderRequest;
+  resolve(result: QueryResult<unknown>): void;
+  reject(err: Error): void;
+  /** Runs first while the request waits for a reader, then again from when a reader takes it. */
+  timer: NodeJS.Timeout;
+  reader: Reader | null;
+}
+
+interface Reader {
+  worker: Worker;
+  /** Its connection is open (a thread takes tens of milliseconds to start: that is not the query's time). */
+  ready: boolean;
+  busy: Pending | null;
+}
+
+/**
+ * The thread's script beside this module: the bundle's (dist/sqlite-reader-thread.js, built by build.mjs) or tsc's
+ * (dist/db/dialects/). When svc runs from its TypeScript sources (tests, tsx), a worker does not inherit the loader
+ * (Node 20 ignores `--import` in a worker's execArgv), so a two-line script registers tsx first, then loads the source.
+ */
+function startThread(path: string): Worker {
+  const js = new URL('./sqlite-reader-thread.js', import.meta.url);
+  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData: { path } });
+  // tsx's ES module API (its CommonJS one cannot register the ESM hooks from an eval'd script).
+  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
+  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
+  const tsx = new URL(entry, pathToFileURL(manifest)).href;
+  const source = new URL('./sqlite-reader-thread.ts', import.meta.url).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(boot, { eval: true, workerData: { path } });
+}
+
+/**
+ * Threads that run SQLite reads beside the event loop, each with its own read-only connection (WAL lets them read
+ * committed data while the main connection writes). A statement that runs longer than `timeoutMs` is answered with
+ * ReaderTimeoutError at once and its thread is ended: better-sqlite3 cannot interrupt a statement, so the thread is
+ * terminated, which takes effect at its next call into JavaScript (svc_check, every 1,024 rows: QueryDialect.rowCheck),
+ * and replaced. A request waiting for a free reader waits at most `timeoutMs` too. Threads being ended count against
+ * `size`, so runaway queries cannot multiply threads. Threads start on first use and are then kept (and replaced).
+ */
+export class ReaderPool {
+  private readonly readers: Reader[] = [];
+  private readonly queue: Pending[] = [];
+  private ending = 0;
+  private nextId = 1;
+  private closed = false;
+  /** A thread has started: keep `size` of them from now on. Cleared when one fails to start, so failures don't loop. */
+  private warm = false;
+  private readonly exits = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly path: string,
+    private readonly size: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  run(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+    if (this.closed) return Promise.reject(new Error('the reader pool is closed'));
+    return new Promise((resolve, reject) => {
+      const pending: Pending = {
+        request: { id: this.nextId++, sql, parameters },
+        resolve,
+        reject,
+        reader: null,
+        timer: setTimeout(() => this.expire(pending), this.timeoutMs),
+      };
+      this.queue.push(pending);
+      this.dispatch();
+    });
+  }
+
+  /** Threads alive and being ended (for tests and metrics). */
+  get threads(): { alive: number; ending: number } {
+    return { alive: this.readers.length, ending: this.ending };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) this.settle(p, new Error('the reader pool is closed'));
+    for (const r of this.readers.splice(0)) {
+      if (r.busy) this.settle(r.busy, new Error('the reader pool is closed'));
+      this.end(r);
+    }
+    await Promise.all(this.exits);
+  }
+
+  private dispatch(): void {
+    if (this.closed) return;
+    while (this.readers.length + this.ending < this.size && (this.warm || this.queue.length > this.readers.length)) this.spawn();
+    while (this.queue.length > 0) {
+      const reader = this.readers.find((r) => r.ready && r.busy === null);
+      if (!reader) return;
+      const pending = this.queue.shift()!;
+      pending.reader = reader;
+      reader.busy = pending;
+      clearTimeout(pending.timer);
+      pending.timer = setTimeout(() => this.expire(pending), this.timeoutMs);
+      reader.worker.postMessage(pending.request);
+    }
+  }
+
+  private spawn(): Reader {
+    const worker = startThread(this.path);
+    const reader: Reader = { worker, ready: false, busy: null };
+    worker.on('message', (reply: ReaderReply) => {
+      if ('ready' in reply) {
+        reader.ready = true;
+        this.warm = true;
+        this.dispatch();
+        return;
+      }
+      const pending = reader.busy;
+      if (!pending || pending.request.id !== reply.id) return;
+      reader.busy = null;
+      if ('error' in reply) this.settle(pending, Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
+      else if ('rows' in reply) this.settle(pending, null, { rows: reply.rows.map(withBuffers) });
+      else this.settle(pending, null, { rows: [], numAffectedRows: BigInt(reply.changes) });
+      this.dispatch();
+    });
+    // A thread that fails (the file cannot be opened) or exits on its own takes only its own request with it.
+    const lost = (err: Error) => {
+      const i = this.readers.indexOf(reader);
+      if (i < 0) return;
+      this.readers.splice(i, 1);
+      if (reader.busy) this.settle(reader.busy, err);
+      reader.busy = null;
+      if (!reader.ready) {
+        // It could not even open the database: the requests waiting now get that error instead of a thread each.
+        this.warm = false;
+        for (const p of this.queue.splice(0)) this.settle(p, err);
+      }
+      this.dispatch();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`a SQLite reader thread exited (${code})`)));
+    this.readers.push(reader);
+    return reader;
+  }
+
+  private expire(pending: Pending): void {
+    const queued = this.queue.indexOf(pending);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    const reader = pending.reader;
+    if (reader && reader.busy === pending) {
+      this.readers.splice(this.readers.indexOf(reader), 1);
+      reader.busy = null;
+      this.end(reader);
+    }
+    this.settle(pending, new ReaderTimeoutError(this.timeoutMs));
+    this.dispatch();
+  }
+
+  private end(reader: Reader): void {
+    this.ending++;
+    reader.worker.removeAllListeners('exit');
+    reader.worker.removeAllListeners('error');
+    reader.worker.on('error', () => {});
+    const exit = reader.worker.terminate().finally(() => {
+      this.ending--;
+      this.exits.delete(exit);
+      this.dispatch();
+    });
+    this.exits.add(exit);
+  }
+
+  private settle(pending: Pending, err: Error | null, result?: QueryResult<unknown>): void {
+    clearTimeout(pending.timer);
+    if (err) pending.reject(err);
+    else pending.resolve(result!);
+  }
+}
+
+/** Blobs cross the thread boundary as plain Uint8Arrays; the rest of svc reads them as Buffers, as on the main connection. */
+function withBuffers(row: unknown): unknown {
+  const r = row as Record<string, unknown>;
+  for (const k in r) {
+    const v = r[k];
+    if (v instanceof Uint8Array && !Buffer.isBuffer(v)) r[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  }
+  return r;
+}
+
+/** A Kysely instance whose every statement runs on the pool: reads only, no transactions. */
+export function readerKysely(pool: ReaderPool): Kysely<Tables> {
+  const connection: DatabaseConnection = {
+    executeQuery: <R>(q: CompiledQuery) => pool.run(q.sql, q.parameters) as Promise<QueryResult<R>>,
+    // eslint-disable-next-line require-yield
+    streamQuery: async function* () {
+      throw new Error('the SQLite reader pool does not stream');
+    },
+  };
+  const readOnly = async () => {
+    throw new Error('the SQLite reader pool runs single statements, never transactions');
+  };
+  const driver: Driver = {
+    init: async () => {},
+    acquireConnection: async () => connection,
+    beginTransaction: readOnly,
+    commitTransaction: readOnly,
+    rollbackTransaction: readOnly,
+    releaseConnection: async () => {},
+    destroy: () => pool.close(),
+  };
+  return new Kysely<Tables>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+}
