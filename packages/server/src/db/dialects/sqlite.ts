@@ -86,7 +86,9 @@ function withStatementCache(native: SQLite.Database): SqliteDatabase {
       // Every transaction takes the write lock first (Kysely begins with a plain, deferred `begin`). A deferred one
       // that reads and then writes is refused at once (SQLITE_BUSY, no busy_timeout) when another process committed
       // in between: `svc prune` beside a running server failed so. Begun immediate, it waits its turn instead.
-      const text = query === 'begin' ? 'begin immediate' : query;
+      // SQLite rolls a transaction back by itself after some failures (SQLITE_FULL, an I/O error): Kysely's rollback
+      // then failed with "no transaction is active", an error that replaced the one saying why (outages, SPEC §12).
+      const text = query === 'begin' ? 'begin immediate' : query === 'rollback' && !native.inTransaction ? 'select 0 where 0' : query;
       return cached(text);
     },
   };
