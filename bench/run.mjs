@@ -26,6 +26,7 @@ import { w12 } from './lib/w12-batch.mjs';
 import { w4Ordered } from './lib/w4-ordered.mjs';
 import { w11 } from './lib/w11-query.mjs';
 import { w13 } from './lib/w13-soak.mjs';
+import { w14 } from './lib/w14-heavy.mjs';
 import { profileRun } from './lib/profile-run.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -59,7 +60,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W13, W4O; W9, W10, W11 and W13 run only when named); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W14, W4O; W9, W10, W11, W13 and W14 run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w11-records N  W11's collection size (default 100000)
@@ -120,7 +121,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'svc-bench-'));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const cellsApi = makeCells();
-const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7', 'W9', 'W11', 'W13'].includes(w)) ? await pgAvailable() : null;
+const pgInfo = selected.some((w) => ['W3', 'W4', 'W5', 'W7', 'W9', 'W11', 'W13', 'W14'].includes(w)) ? await pgAvailable() : null;
 const versions = readVersions();
 const ctx = {
   opts,
@@ -239,6 +240,7 @@ try {
   await step('W12', () => w12(ctx));
   await step('W11', () => w11(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
   await step('W13', () => w13(ctx, receiver, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
+  await step('W14', () => w14(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
 } finally {
   await receiver?.close().catch(() => {});
 }
