@@ -66,7 +66,7 @@ export interface OpenOptions {
 export async function openContext(config: Config, options: OpenOptions = {}): Promise<Context> {
   const logger = options.logger ?? createLogger(config);
   const key = resolveSecretKey(config);
-  const database = connect(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: Math.max(10, config.webhookConcurrency / 4), queryTimeoutMs: config.queryTimeoutMs, sqliteReaders: config.sqliteReaders });
+  const database = connect(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: Math.max(10, config.webhookConcurrency / 4), queryTimeoutMs: config.queryTimeoutMs, sqliteReaders: config.sqliteReaders, requestTimeoutMs: config.requestTimeoutMs });
   try {
     const applied = await migrateToLatest(database);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Tables } from '../tables.js';
-import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
+import { channelSignal } from './postgres-listen.js';
+import { outageSettings, surviveBrokenConnections, watchForStalls } from './postgres-outages.js';
+import type { Database, DialectCapabilities, QueryDialect, QueryValueType } from './types.js';
 
 // data is text: each expression parses it as jsonb. Text compares under "C" (code points); lower() under the libc
 // C.utf8 ctype maps one code point to one (the Unicode simple mapping); svc_instant is migration 009's function.
@@ -40,7 +42,8 @@ const query: QueryDialect = {
     }
   },
   idText: '(id collate "C")',
-  contains: (name, lowered) => sql<boolean>`strpos(lower((data::jsonb ->> ${sql.raw(`'${name}'`)}) collate "C.utf8"), ${lowered}) > 0`,
+  // svc_lower: migration 013's table-driven mapping, the same on both databases (not lower() under a server locale).
+  contains: (name, lowered) => sql<boolean>`strpos(svc_lower(data::jsonb ->> ${sql.raw(`'${name}'`)}), ${lowered}) > 0`,
   readValue: (value, type) => {
     if (value === null || value === undefined) return null;
     return type === 'number' || type === 'integer' ? Number(value) : (value as string | boolean);
@@ -131,17 +134,23 @@ class PlanKeepingClient extends pg.Client {
   }
 }
 
-export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, Client: PlanKeepingClient });
-  // An idle client that loses its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+/**
+ * `connectTimeoutMs` bounds opening a connection and waiting for a free one, and is how long a statement may wait on
+ * a server that answers nothing before that server is probed (postgres-outages.ts): an outage answers 503 within
+ * SVC_REQUEST_TIMEOUT_MS (connect.ts derives it from that).
+ */
+export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000, connectTimeoutMs = 5_000): Database {
+  const settings = outageSettings(connectTimeoutMs);
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, Client: PlanKeepingClient, ...settings });
+  surviveBrokenConnections(pool);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   // Connections open on first use: a process that serves no records list never opens one.
-  const queryPool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, statement_timeout: queryTimeoutMs });
-  queryPool.on('error', () => {});
+  const queryPool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, statement_timeout: queryTimeoutMs, ...settings });
+  surviveBrokenConnections(queryPool);
   const queries = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: queryPool }) });
-  const jobs = channelSignal(db, url, CHANNEL);
-  const events = channelSignal(db, url, FEED_CHANNEL);
+  const stalls = watchForStalls([pool, queryPool], url, connectTimeoutMs);
+  const jobs = channelSignal(db, url, CHANNEL, settings);
+  const events = channelSignal(db, url, FEED_CHANNEL, settings);
   return {
     db,
     queries,
@@ -153,46 +162,9 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
       await sql`select 1`.execute(db);
     },
     close: async () => {
+      stalls.close();
       await Promise.all([jobs.close(), events.close()]);
       await Promise.all([db.destroy(), queries.destroy()]);
-    },
-  };
-}
-
-/** NOTIFY on one channel; one LISTEN connection per channel and process, opened while anyone subscribes. */
-function channelSignal(db: Kysely<Tables>, url: string, channel: string): JobSignal & { close(): Promise<void> } {
-  let listener: pg.Client | null = null;
-  const subscribers = new Set<() => void>();
-  return {
-    notify: async () => {
-      await sql`select pg_notify(${channel}, '')`.execute(db);
-    },
-    subscribe: async (fn) => {
-      subscribers.add(fn);
-      if (!listener) {
-        const client = new pg.Client({ connectionString: url });
-        client.on('error', () => {
-          // The poll fallback keeps readers going; drop the broken listener so the next subscribe reconnects.
-          if (listener === client) listener = null;
-        });
-        client.on('notification', () => subscribers.forEach((s) => s()));
-        await client.connect();
-        await client.query(`LISTEN ${channel}`);
-        listener = client;
-      }
-      return async () => {
-        subscribers.delete(fn);
-        if (subscribers.size === 0 && listener) {
-          const l = listener;
-          listener = null;
-          await l.end().catch(() => {});
-        }
-      };
-    },
-    close: async () => {
-      if (listener) await listener.end().catch(() => {});
-      listener = null;
-      subscribers.clear();
     },
   };
 }

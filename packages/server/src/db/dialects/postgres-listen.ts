@@ -1,0 +1,107 @@
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import type { Tables } from '../tables.js';
+import type { OutageSettings } from './postgres-outages.js';
+import type { JobSignal } from './types.js';
+
+const FIRST_RETRY_MS = 250;
+/** Short: a worker or feed reader hears wake-ups again within this of the database's return. */
+const MAX_RETRY_MS = 2_000;
+
+/**
+ * NOTIFY on one channel; one LISTEN connection per channel and process, opened while anyone subscribes. A LISTEN
+ * connection that breaks (the server restarted, the network cut it) or cannot be opened is tried again, with
+ * backoff, for as long as anyone subscribes; once it is back every subscriber is woken, since what was notified
+ * meanwhile is lost and each must look for itself. Until then the subscribers' own polls keep them going, so a
+ * subscription never fails: it resolves once the first try to listen has succeeded or failed.
+ */
+export function channelSignal(db: Kysely<Tables>, url: string, channel: string, settings: OutageSettings): JobSignal & { close(): Promise<void> } {
+  let listener: pg.Client | null = null;
+  let opening: Promise<boolean> | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let failures = 0;
+  let closed = false;
+  const subscribers = new Set<() => void>();
+  const wanted = () => !closed && subscribers.size > 0;
+  const wakeAll = () => subscribers.forEach((s) => s());
+
+  const drop = (client: pg.Client) => void client.end().catch(() => {});
+
+  const open = async (): Promise<boolean> => {
+    const client = new pg.Client({ connectionString: url, ...settings });
+    client.on('error', () => {
+      if (listener !== client) return;
+      listener = null;
+      drop(client);
+      retryLater();
+    });
+    client.on('notification', wakeAll);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+    } catch {
+      drop(client);
+      return false;
+    }
+    if (!wanted()) {
+      drop(client);
+      return true;
+    }
+    listener = client;
+    return true;
+  };
+
+  /** One try at a time; false when it failed (a retry is then scheduled). */
+  const ensure = (): Promise<boolean> => {
+    if (listener || !wanted()) return Promise.resolve(true);
+    opening ??= open().then((ok) => {
+      opening = null;
+      if (!ok) retryLater();
+      return ok;
+    });
+    return opening;
+  };
+
+  function retryLater(): void {
+    if (retry || !wanted()) return;
+    const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** failures);
+    failures += 1;
+    retry = setTimeout(() => {
+      retry = null;
+      void ensure().then((ok) => {
+        if (!ok || !listener) return;
+        failures = 0;
+        wakeAll();
+      });
+    }, delay);
+    retry.unref();
+  }
+
+  const stopListening = async () => {
+    if (retry) clearTimeout(retry);
+    retry = null;
+    const l = listener;
+    listener = null;
+    if (l) await l.end().catch(() => {});
+  };
+
+  return {
+    notify: async () => {
+      await sql`select pg_notify(${channel}, '')`.execute(db);
+    },
+    subscribe: async (fn) => {
+      subscribers.add(fn);
+      await ensure();
+      return async () => {
+        subscribers.delete(fn);
+        if (subscribers.size === 0) await stopListening();
+      };
+    },
+    close: async () => {
+      closed = true;
+      subscribers.clear();
+      await opening;
+      await stopListening();
+    },
+  };
+}
