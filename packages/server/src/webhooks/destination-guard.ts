@@ -14,6 +14,7 @@ import type { CidrList } from '../lib/cidr.js';
 
 export type { ResolvedAddress, Resolver } from '../lib/resolver.js';
 import type { ResolvedAddress, Resolver } from '../lib/resolver.js';
+import { hostNameProblem, urlTextProblem } from './destination-names.js';
 
 export class DestinationError extends Error {
   constructor(
@@ -161,6 +162,12 @@ function allowed(addr: ipaddr.IPv4 | ipaddr.IPv6, allow: CidrList): boolean {
   return forms.some((form) => allow.some(([network, bits]) => form.kind() === network.kind() && form.match(network, bits)));
 }
 
+/** Whether the operator's allow list covers this address: the one thing that excuses a refused name (SPEC §12). */
+export function inAllowList(ip: string, allow: CidrList): boolean {
+  const addr = parseStrict(ip);
+  return addr !== null && allowed(addr, allow);
+}
+
 export function checkAddress(ip: string, allow: CidrList): { ok: true } | { ok: false; reason: string } {
   const addr = parseStrict(ip);
   if (addr === null) return { ok: false, reason: `"${ip}" is not an IP address` };
@@ -189,11 +196,25 @@ export function urlHost(url: string): string {
 }
 
 /**
+ * A refused name or URL text (destination-names.ts) goes through only when every address it resolves to is in the
+ * allow list. With an empty list nothing can excuse it, so the callers refuse it before any look-up: `.onion` and
+ * `.local` names never reach a DNS server, and the refusal costs no time.
+ */
+function unlessAllAllowed(problem: string, addresses: readonly ResolvedAddress[], allow: CidrList): void {
+  if (addresses.length === 0 || !addresses.every(({ address }) => inAllowList(address, allow))) {
+    throw new DestinationError('destination_refused', problem);
+  }
+}
+
+/**
  * Resolves `host` (unless it is an IP literal) and checks every address: one private address among public ones is
- * enough to refuse, because we cannot know which one a later look-up or connection would pick.
+ * enough to refuse, because we cannot know which one a later look-up or connection would pick. A host refused by
+ * name (single label, a local-only suffix) passes only when every address is in the allow list.
  */
 export async function checkHost(host: string, opts: { resolver: Resolver; allow: CidrList }): Promise<ResolvedAddress[]> {
   const family = net.isIP(host);
+  const nameProblem = hostNameProblem(host);
+  if (nameProblem !== null && opts.allow.length === 0) throw new DestinationError('destination_refused', nameProblem);
   let addresses: ResolvedAddress[];
   if (family !== 0) {
     addresses = [{ address: host, family: family === 6 ? 6 : 4 }];
@@ -201,11 +222,14 @@ export async function checkHost(host: string, opts: { resolver: Resolver; allow:
     try {
       addresses = await opts.resolver(host);
     } catch (err) {
+      // A refused name that does not resolve is refused for its name: that is what the admin can act on.
+      if (nameProblem !== null) throw new DestinationError('destination_refused', nameProblem);
       const code = (err as { code?: unknown }).code;
       throw new DestinationError('dns_failed', `${host} could not be resolved${typeof code === 'string' ? ` (${code})` : ''}`);
     }
     if (addresses.length === 0) throw new DestinationError('dns_failed', `${host} has no addresses`);
   }
+  if (nameProblem !== null) unlessAllAllowed(nameProblem, addresses, opts.allow);
   for (const { address } of addresses) {
     const verdict = checkAddress(address, opts.allow);
     if (!verdict.ok) {
@@ -215,8 +239,31 @@ export async function checkHost(host: string, opts: { resolver: Resolver; allow:
   return addresses;
 }
 
+/** The whole check of a URL at save, enable and (for URLs whose text is refused) delivery: shape, text, name, addresses. */
 export async function checkDestination(url: string, opts: { resolver: Resolver; allow: CidrList }): Promise<ResolvedAddress[]> {
   const problem = webhookUrlProblem(url);
   if (problem !== null) throw new DestinationError('destination_refused', `The URL ${problem}`);
-  return checkHost(urlHost(url), opts);
+  const textProblem = urlTextProblem(url);
+  if (textProblem !== null && opts.allow.length === 0) throw new DestinationError('destination_refused', `The URL ${textProblem}`);
+  const addresses = await checkHost(urlHost(url), opts);
+  if (textProblem !== null) unlessAllAllowed(`The URL ${textProblem}`, addresses, opts.allow);
+  return addresses;
+}
+
+/**
+ * What can be judged without a look-up, for a target saved disabled (SPEC §11, §12): an address written in the URL,
+ * and a refused name or URL text when nothing could excuse it (an IP literal outside the allow list, or an empty
+ * list). A name the allow list might excuse waits for the look-up that enabling the target makes.
+ */
+export function offlineDestinationProblem(url: string, allow: CidrList): string | null {
+  const host = urlHost(url);
+  const literal = net.isIP(host) !== 0;
+  if (literal) {
+    const verdict = checkAddress(host, allow);
+    if (!verdict.ok) return verdict.reason;
+  }
+  const text = urlTextProblem(url);
+  const problem = hostNameProblem(host) ?? (text === null ? null : `The URL ${text}`);
+  if (problem === null) return null;
+  return (literal ? inAllowList(host, allow) : allow.length > 0) ? null : problem;
 }

@@ -4,7 +4,8 @@ import tls from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { AttemptErrorCode } from '../errors.js';
 import { ConnectionTracing, connectionFacts, NO_TRACE, type AttemptTrace } from './connection-trace.js';
-import { checkHost, DestinationError, webhookUrlProblem, type CidrList, type ResolvedAddress, type Resolver } from './destination-guard.js';
+import { checkDestination, checkHost, DestinationError, webhookUrlProblem, type CidrList, type ResolvedAddress, type Resolver } from './destination-guard.js';
+import { urlTextProblem } from './destination-names.js';
 
 /**
  * One webhook attempt over HTTPS (SPEC §5). The guard sits inside the connection step: every new connection
@@ -108,7 +109,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   });
 
   /** Parsed and checked once per URL: a target's URL is the same for every attempt. */
-  const targets = new Map<string, { problem: string; origin?: never; path?: never } | { problem: null; origin: string; path: string }>();
+  const targets = new Map<string, { problem: string; origin?: never; path?: never } | { problem: null; origin: string; path: string; textProblem: string | null }>();
   function targetOf(url: string) {
     let t = targets.get(url);
     if (!t) {
@@ -116,7 +117,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
       if (problem !== null) t = { problem };
       else {
         const u = new URL(url);
-        t = { problem: null, origin: u.origin, path: `${u.pathname}${u.search}` };
+        t = { problem: null, origin: u.origin, path: `${u.pathname}${u.search}`, textProblem: urlTextProblem(url) };
       }
       if (targets.size >= 1000) targets.delete(targets.keys().next().value!);
       targets.set(url, t);
@@ -125,11 +126,25 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   }
 
   /**
+   * SPEC §12: a URL whose text is refused (whitespace, port 0) goes out only when every address of its host is
+   * allowed. Checked here, because the connect step sees the parsed origin, in which the parser has dropped tabs.
+   */
+  function send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
+    const target = targetOf(req.url);
+    if (target.problem !== null || target.textProblem === null) return attempt(req, signal);
+    const startedAt = performance.now();
+    return withDeadline(checkDestination(req.url, opts), opts.timeoutMs, () => new DestinationError('dns_failed', 'The host did not resolve in time')).then(
+      () => attempt(req, signal),
+      (err: unknown): AttemptOutcome => ({ kind: 'failure', ...describeFailure(err, opts.timeoutMs), durationMs: Math.round(performance.now() - startedAt), trace: NO_TRACE }),
+    );
+  }
+
+  /**
    * Straight on undici's dispatcher with a handler of our own: no AbortSignal, no response stream, no async
    * iterator per attempt; the handler keeps the status, Retry-After and the head of the body, and aborts the
    * request itself when a deadline passes, the body runs past BODY_READ_LIMIT or the caller cancels.
    */
-  function send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
+  function attempt(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
     const startedAt = performance.now();
     const elapsed = (): number => Math.round(performance.now() - startedAt);
     const target = targetOf(req.url);

@@ -1,10 +1,9 @@
-import { isIP } from 'node:net';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { randomToken } from '../lib/crypto.js';
 import { newId, TEST_RECORD_ID } from '../lib/ids.js';
-import { checkAddress, checkDestination, DestinationError, urlHost, webhookUrlProblem } from './destination-guard.js';
+import { checkDestination, DestinationError, offlineDestinationProblem, webhookUrlProblem } from './destination-guard.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Outbox } from './outbox.js';
 import { deleteTarget, findTarget, insertTarget, updateTarget, type Subscription, type TargetRow } from './targets-store.js';
@@ -19,8 +18,9 @@ const newSecret = (): string => `${SECRET_PREFIX}${randomToken(32)}`;
 
 /**
  * Save-time destination rules. The URL's shape is always checked, and so is an address written literally in it
- * (in whatever form WHATWG normalises to one: `0x7f.1`, `2130706433`, `[::ffff:127.0.0.1]`). Only the DNS look-up
- * is skipped for a disabled target: a name may not resolve yet, and it is checked when the target is enabled.
+ * (in whatever form WHATWG normalises to one: `0x7f.1`, `2130706433`, `[::ffff:127.0.0.1]`), and a refused name or
+ * URL text that no allowed address could excuse (SPEC §12). Only the DNS look-up is skipped for a disabled target:
+ * a name may not resolve yet, and it is checked when the target is enabled.
  */
 async function checkUrl(ctx: Context, url: string, enabled: boolean): Promise<void> {
   const problem = webhookUrlProblem(url);
@@ -28,11 +28,8 @@ async function checkUrl(ctx: Context, url: string, enabled: boolean): Promise<vo
   const refused = (message: string) =>
     new AppError('destination_refused', `Deliveries to this URL would be refused: ${message}`, { errors: [{ path: '/url', message }] });
   if (!enabled) {
-    const host = urlHost(url);
-    if (isIP(host) !== 0) {
-      const verdict = checkAddress(host, ctx.config.webhookAllowCidrs);
-      if (!verdict.ok) throw refused(verdict.reason);
-    }
+    const reason = offlineDestinationProblem(url, ctx.config.webhookAllowCidrs);
+    if (reason !== null) throw refused(reason);
     return;
   }
   try {

@@ -10,6 +10,7 @@ import {
   type ResolvedAddress,
   type Resolver,
 } from '../../src/webhooks/destination-guard.js';
+import { hostNameProblem, urlTextProblem } from '../../src/webhooks/destination-names.js';
 
 const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
 const v6 = (address: string): ResolvedAddress => ({ address, family: 6 });
@@ -29,6 +30,20 @@ const zone: Record<string, ResolvedAddress[]> = {
   'garbage.example': [v4('not-an-ip')],
   'shorthand.example': [v4('127.1')],
   'empty.example': [],
+  // SPEC §12: names refused for what they are, here resolving to a public address (as a split-horizon DNS may).
+  'intranet': [v4('93.184.216.34')],
+  'printer.local': [v4('93.184.216.34')],
+  'metadata.google.internal': [v4('93.184.216.34')],
+  'nas.home.arpa': [v4('93.184.216.34')],
+  'home.arpa': [v4('93.184.216.34')],
+  'hidden.onion': [v4('93.184.216.34')],
+  'app.localhost': [v4('93.184.216.34')],
+  'notlocal': [v4('93.184.216.34')],
+  'printer.notlocal': [v4('93.184.216.34')],
+  'local.example': [v4('93.184.216.34')],
+  'loop.local': [v4('127.0.0.1')],
+  'split.local': [v4('127.0.0.1'), v4('93.184.216.34')],
+  'box': [v4('127.0.0.2'), v6('::1')],
 };
 const lookups: string[] = [];
 const resolver: Resolver = async (hostname) => {
@@ -179,6 +194,22 @@ const table: Array<[string, Verdict]> = [
   ['shorthand.example', 'destination_refused'],
   ['nowhere.example', 'dns_failed'],
   ['empty.example', 'dns_failed'],
+  // Names refused whatever they resolve to (SPEC §12): a single label, local-only suffixes, in any case, with a dot.
+  ['intranet', 'destination_refused'],
+  ['intranet.', 'destination_refused'],
+  ['INTRANET', 'destination_refused'],
+  ['notlocal', 'destination_refused'],
+  ['printer.local', 'destination_refused'],
+  ['Printer.LOCAL.', 'destination_refused'],
+  ['metadata.google.internal', 'destination_refused'],
+  ['metadata.google.internal.', 'destination_refused'],
+  ['nas.home.arpa', 'destination_refused'],
+  ['home.arpa', 'destination_refused'],
+  ['hidden.onion', 'destination_refused'],
+  ['app.localhost', 'destination_refused'],
+  ['unresolvable.local', 'destination_refused'],
+  ['printer.notlocal', 'ok'],
+  ['local.example', 'ok'],
 ];
 
 describe('checkDestination', () => {
@@ -267,6 +298,18 @@ describe('the allow list', () => {
     ['https://[64:ff9b::7f00:1]/', 'destination_refused'],
     ['https://mixed.example/', 'destination_refused'],
     ['https://8.8.8.8/', 'ok'],
+    // A refused name passes only when every address it resolves to is allowed (SPEC §12).
+    ['https://loop.local/', 'ok'],
+    ['https://box./', 'ok'],
+    ['https://split.local/', 'destination_refused'],
+    ['https://printer.local/', 'destination_refused'],
+    ['https://intranet/', 'destination_refused'],
+    ['https://unresolvable.local/', 'destination_refused'],
+    ['https://127.0.0.1:0/', 'ok'],
+    ['https://localhost:0/', 'ok'],
+    ['https://public.example:0/', 'destination_refused'],
+    ['https://local\thost/', 'ok'],
+    ['https://pub\tlic.example/', 'destination_refused'],
   ] as const)('%s → %s', async (url, expected) => {
     expect(await verdictOf(url, allow)).toBe(expected);
   });
@@ -285,6 +328,59 @@ describe('the allow list', () => {
 
   it.each(['nonsense', 'fe80::1%eth0/64', '10.0.0.0/33', '::1/129', '0x7f.1/8', '127.1/8', '10.0.0.0/8/1', '10.0.0.0/', '10.0.0.0/ 8x'])('names the bad entry %s', (entry) => {
     expect(() => parseCidrList(`127.0.0.0/8,${entry}`)).toThrow(entry.trim());
+  });
+});
+
+describe('URL text (SPEC §12)', () => {
+  it.each([
+    ['https://exa\tmple.com/', 'a tab (U+0009) at position 11'],
+    ['https://example.com/\n', 'a line break (U+000A) at position 20'],
+    ['https://example.com/a b', 'a space (U+0020) at position 21'],
+    [' https://example.com/', 'a space (U+0020) at position 0'],
+    ['https://example.com/\u0000', 'a control character (U+0000) at position 20'],
+    ['https://example.com/\u007f', 'a control character (U+007F) at position 20'],
+    ['https://exa\rmple.com/', 'a line break (U+000D) at position 11'],
+    ['https://example.com:0/', 'names port 0'],
+    ['https://example.com:00/x', 'names port 0'],
+  ])('%j is refused: %s', async (url, why) => {
+    expect(urlTextProblem(url)).toContain(why);
+    lookups.length = 0;
+    const err = await checkDestination(url.replace('example.com', 'public.example'), { resolver, allow: none }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'destination_refused' });
+    // Nothing can excuse it with an empty allow list: no look-up is made.
+    expect(lookups).toEqual([]);
+  });
+
+  it.each(['https://example.com/', 'https://example.com:8443/a?b=c#d', 'https://example.com:10/', 'https://example.com/%20%09'])('%s is fine', (url) => {
+    expect(urlTextProblem(url)).toBeNull();
+  });
+
+  it('refuses a name by what it is before any look-up when nothing is allowed', async () => {
+    lookups.length = 0;
+    for (const host of ['intranet', 'printer.local', 'hidden.onion', 'metadata.google.internal']) {
+      expect(await verdictOf(`https://${host}/`)).toBe('destination_refused');
+    }
+    expect(lookups).toEqual([]);
+  });
+
+  it('names the rule, never the path or query', async () => {
+    const named = await checkDestination('https://printer.local/secret-path?token=abc', { resolver, allow: none }).catch((e: unknown) => e);
+    expect((named as Error).message).toContain('.local');
+    const text = await checkDestination('https://public.example/secret path?token=abc', { resolver, allow: none }).catch((e: unknown) => e);
+    expect((text as Error).message).toContain('a space');
+    for (const err of [named, text]) expect((err as Error).message).not.toMatch(/secret|token/);
+  });
+
+  it('judges host names label by label, ignoring case and trailing dots', () => {
+    expect(hostNameProblem('intranet')).toContain('single-label');
+    expect(hostNameProblem('PRINTER.Local..')).toContain('.local');
+    expect(hostNameProblem('x.y.home.arpa')).toContain('.home.arpa');
+    expect(hostNameProblem('arpa')).toContain('single-label');
+    expect(hostNameProblem('in-addr.arpa')).toBeNull();
+    expect(hostNameProblem('mylocal.com')).toBeNull();
+    expect(hostNameProblem('onion.example')).toBeNull();
+    expect(hostNameProblem('127.0.0.1')).toBeNull();
+    expect(hostNameProblem('::1')).toBeNull();
   });
 });
 
