@@ -12,17 +12,18 @@ export interface ConnectOptions {
   queryTimeoutMs?: number;
   /** SQLite: reader threads for Database.queries (0 or unset: the main connection, no timeout). */
   sqliteReaders?: number;
-  /** SVC_REQUEST_TIMEOUT_MS: a request that meets a database outage answers 503 within it (connectTimeoutMs). */
+  /** SVC_REQUEST_TIMEOUT_MS: a request that meets a database outage answers 503 within it (outageTimeouts). */
   requestTimeoutMs?: number;
 }
 
 /**
- * How long opening a PostgreSQL connection, waiting for a free one, or a statement on a server that answers nothing
- * may take before the request gives up with 503: a quarter of the request timeout, at most 5 s. A quarter, because a
- * stalled statement is cut only after that long plus a probe as long (postgres-outages.ts), and the answer must
- * still be written within the request timeout.
+ * How long PostgreSQL may keep a request waiting before it answers 503 (SVC_REQUEST_TIMEOUT_MS, T): opening a
+ * connection or waiting for a free one, T/2 (at most 10 s); a statement on a server that answers nothing, T/4 (at
+ * most 5 s) before the server is probed, and as long for the probe (postgres-outages.ts). Both end well within T.
  */
-export const connectTimeoutMs = (requestTimeoutMs = 30_000): number => Math.max(100, Math.min(5_000, Math.floor(requestTimeoutMs / 4)));
+export function outageTimeouts(requestTimeoutMs = 30_000): { connectMs: number; stallMs: number } {
+  return { connectMs: Math.max(100, Math.min(10_000, Math.floor(requestTimeoutMs / 2))), stallMs: Math.max(50, Math.min(5_000, Math.floor(requestTimeoutMs / 4))) };
+}
 
 /** `sqlite:<path>` (relative paths from the working directory) or `postgres://…`. */
 export function sqlitePath(url: string): string | null {
@@ -34,5 +35,5 @@ export function sqlitePath(url: string): string | null {
 export function connect(url: string, options: ConnectOptions): Database {
   const path = sqlitePath(url);
   if (path !== null) return openSqlite(path, options.sqliteSynchronous, { count: options.sqliteReaders ?? 0, timeoutMs: options.queryTimeoutMs ?? 10_000 });
-  return openPostgres(url, options.poolSize, options.queryTimeoutMs, connectTimeoutMs(options.requestTimeoutMs));
+  return openPostgres(url, options.poolSize, options.queryTimeoutMs, outageTimeouts(options.requestTimeoutMs));
 }

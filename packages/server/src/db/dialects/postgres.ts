@@ -135,12 +135,12 @@ class PlanKeepingClient extends pg.Client {
 }
 
 /**
- * `connectTimeoutMs` bounds opening a connection and waiting for a free one, and is how long a statement may wait on
- * a server that answers nothing before that server is probed (postgres-outages.ts): an outage answers 503 within
- * SVC_REQUEST_TIMEOUT_MS (connect.ts derives it from that).
+ * `timeouts.connectMs` bounds opening a connection and waiting for a free one; `timeouts.stallMs` is how long a
+ * statement may wait on a server that answers nothing before that server is probed (postgres-outages.ts). connect.ts
+ * derives both from SVC_REQUEST_TIMEOUT_MS, so an outage answers 503 within it.
  */
-export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000, connectTimeoutMs = 5_000): Database {
-  const settings = outageSettings(connectTimeoutMs);
+export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000, timeouts = { connectMs: 10_000, stallMs: 5_000 }): Database {
+  const settings = outageSettings(timeouts.connectMs);
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, Client: PlanKeepingClient, ...settings });
   surviveBrokenConnections(pool);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
@@ -148,7 +148,7 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
   const queryPool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, statement_timeout: queryTimeoutMs, ...settings });
   surviveBrokenConnections(queryPool);
   const queries = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: queryPool }) });
-  const stalls = watchForStalls([pool, queryPool], url, connectTimeoutMs);
+  const stalls = watchForStalls([pool, queryPool], url, timeouts.stallMs);
   const jobs = channelSignal(db, url, CHANNEL, settings);
   const events = channelSignal(db, url, FEED_CHANNEL, settings);
   return {
