@@ -15,10 +15,14 @@ export function registerWebhookMetrics(registry: Registry, database: Database): 
     registers: [registry],
   });
   // Queue gauges are read from the database at scrape time, so every process reports the shared truth. Both
-  // gauges share one read per scrape instead of running the queries twice.
+  // gauges share one read per scrape instead of running the queries twice. A read that fails (a database outage)
+  // keeps the last values: /metrics still answers, with svc_database_errors_total, when it matters most.
   let pending: { at: number; stats: ReturnType<typeof queueStats> } | null = null;
+  let last: Awaited<ReturnType<typeof queueStats>> = { byState: {}, oldestDueAgeMs: 0 };
   const stats = () => {
-    if (!pending || Date.now() - pending.at > 1000) pending = { at: Date.now(), stats: queueStats(database.db, database.caps) };
+    if (!pending || Date.now() - pending.at > 1000) {
+      pending = { at: Date.now(), stats: queueStats(database.db, database.caps).then((read) => (last = read), () => last) };
+    }
     return pending.stats;
   };
   new Gauge({

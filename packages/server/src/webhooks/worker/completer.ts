@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { OutageBackoff } from '../../db/database-errors.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import type { Decision } from '../decision.js';
@@ -63,6 +64,8 @@ export class Completer {
   private readonly gatherMs: number;
   private readonly tries: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly outage: OutageBackoff;
+  private closing = false;
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -73,6 +76,7 @@ export class Completer {
     this.gatherMs = opts.gatherMs ?? 25;
     this.tries = opts.tries ?? 3;
     this.sleep = opts.sleep ?? pause;
+    this.outage = new OutageBackoff(opts.logger, 'recording delivery results');
   }
 
   submit(finished: Finished): void {
@@ -85,17 +89,50 @@ export class Completer {
     while (this.flushing) await this.flushing;
   }
 
+  /** Stopping: a batch waiting out a database outage is given up to its leases rather than held to the end. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.idle();
+    this.closing = false;
+  }
+
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       if (this.gatherMs > 0 && this.queue.length < this.maxBatch) await this.sleep(this.gatherMs);
       const batch = this.queue.splice(0, this.maxBatch);
       try {
         this.report(batch, await this.write(batch));
-      } catch {
-        for (const f of batch) await this.writeAlone(f);
+        this.outage.succeeded();
+      } catch (err) {
+        const wait = this.outage.failed(err);
+        if (wait === null || !(await this.writeThroughOutage(batch, wait))) for (const f of batch) await this.writeAlone(f);
       }
     }
     this.flushing = null;
+  }
+
+  /**
+   * The database cannot be reached, or is full: the batch is not at fault, so it is neither split nor degraded (a
+   * delivered attempt would be recorded as failed). It is written again after a pause, doubling to 2 s, until it
+   * lands or every job's lease has run out; past that the jobs are left to their leases (rescued, sent again: at
+   * least once, never lost). False when another failure came up, which the caller handles result by result.
+   */
+  private async writeThroughOutage(batch: readonly Finished[], first: number): Promise<boolean> {
+    const until = Math.max(...batch.map((f) => f.job.leaseExpiresAt));
+    for (let wait = first; !this.closing && this.opts.now() < until; ) {
+      await this.sleep(wait);
+      try {
+        this.report(batch, await this.write(batch));
+        this.outage.succeeded();
+        return true;
+      } catch (err) {
+        const next = this.outage.failed(err);
+        if (next === null) return false;
+        wait = next;
+      }
+    }
+    this.opts.logger.warn({ jobs: batch.length }, 'delivery results could not be recorded before their leases ran out; those jobs will be sent again');
+    return true;
   }
 
   /** One result, tried again after a pause, then degraded; a database that refuses even that leaves it to the lease. */

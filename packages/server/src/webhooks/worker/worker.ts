@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Context } from '../../context.js';
+import { OutageBackoff } from '../../db/database-errors.js';
 import { decide, type Decision } from '../decision.js';
 import type { WebhookMetrics } from '../metrics.js';
 import { createOutbox } from '../outbox.js';
@@ -40,6 +41,9 @@ export class DeliveryWorker implements JobHandoff {
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => Promise<void>) | null = null;
   private idleWaiters: Array<() => void> = [];
+  /** A database outage pauses claims (doubling to 2 s) instead of failing at every wake-up; logged once each way. */
+  private readonly outage: OutageBackoff;
+  private claimsPaused: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -51,6 +55,7 @@ export class DeliveryWorker implements JobHandoff {
     this.slots = new Slots(perProcess, perTarget);
     this.scheduler = new Scheduler({ perProcess, perTarget });
     this.secrets = new SecretCache(ctx.box);
+    this.outage = new OutageBackoff(ctx.logger, 'delivery worker');
     // Operational events' jobs are left pending for any worker (no hand-off from inside a completion).
     const outbox = createOutbox(ctx.database, ctx.logger, null);
     this.completer = new Completer(ctx.database.db, ctx.database.caps, {
@@ -89,6 +94,8 @@ export class DeliveryWorker implements JobHandoff {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    if (this.claimsPaused) clearTimeout(this.claimsPaused);
+    this.claimsPaused = null;
     await this.unsubscribe?.().catch(() => {});
     // A claim under way lands its jobs in the slots (or releases them, seeing stopped): wait for it first.
     while (this.pumping) await this.pumping;
@@ -96,7 +103,7 @@ export class DeliveryWorker implements JobHandoff {
     const timer = setTimeout(() => this.cancelAll.abort(), graceMs);
     await Promise.allSettled([...this.attempts]);
     clearTimeout(timer);
-    await this.completer.idle();
+    await this.completer.close();
   }
 
   /** JobHandoff: a lease for a new job of this process's own write, if its target has room here. */
@@ -115,7 +122,8 @@ export class DeliveryWorker implements JobHandoff {
   }
 
   kick(): void {
-    if (this.stopped) return;
+    // While claims are paused for an outage, the pause's end kicks.
+    if (this.stopped || this.claimsPaused) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
@@ -148,6 +156,7 @@ export class DeliveryWorker implements JobHandoff {
       if (this.refreshDue) {
         this.refreshDue = false;
         const rows = await enabledTargets(this.ctx.database.db);
+        this.outage.succeeded();
         this.scheduler.setTargets(rows);
         this.secrets.retain(this.scheduler.targetIds());
       }
@@ -159,6 +168,7 @@ export class DeliveryWorker implements JobHandoff {
           leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
           targets: wants,
         });
+        this.outage.succeeded();
         this.scheduler.claimed(wants, claims.map((c) => c.length));
         const jobs = claims.flat();
         if (this.stopped) {
@@ -169,8 +179,20 @@ export class DeliveryWorker implements JobHandoff {
         if (jobs.length === 0) return;
       }
     } catch (err) {
-      this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
+      const pause = this.outage.failed(err);
+      if (pause === null) this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
+      else this.pauseClaims(pause);
     }
+  }
+
+  /** No claim until `ms` from now; then one, with the targets read again (the outage may have hidden changes). */
+  private pauseClaims(ms: number): void {
+    if (this.stopped || this.claimsPaused) return;
+    this.refreshDue = true;
+    this.claimsPaused = setTimeout(() => {
+      this.claimsPaused = null;
+      this.kick();
+    }, ms);
   }
 
   private hold(jobs: readonly Held[]): void {
@@ -261,8 +283,10 @@ export class DeliveryWorker implements JobHandoff {
         this.refreshDue = true;
         this.kick();
       }
+      this.outage.succeeded();
     } catch (err) {
-      this.ctx.logger.error({ err }, 'rescuing expired leases failed');
+      // During an outage the claims' backoff logs it; rescue simply runs again at its next turn.
+      if (this.outage.failed(err) === null) this.ctx.logger.error({ err }, 'rescuing expired leases failed');
     }
   }
 }
