@@ -3,7 +3,8 @@ import { randomToken } from '../lib/crypto.js';
 import { envelopeOf } from '../webhooks/envelope.js';
 import { signatureHeader } from '../webhooks/signing.js';
 import { SECRET_PREFIX } from '../webhooks/targets.js';
-import { readSse } from './event-stream-reader.js';
+import { readSse, SSE_LINE_MAX_BYTES, SseLineTooLong } from './event-stream-reader.js';
+import { apiUrl, ListenError, problemText, startCursor } from './listen-start.js';
 
 export interface ListenOptions {
   /** svc's base URL, e.g. http://127.0.0.1:8080 */
@@ -12,17 +13,16 @@ export interface ListenOptions {
   forwardTo: string;
   collections: readonly string[];
   topics: readonly string[];
-  /** A feed cursor to start after; the present when absent. */
+  /** Where to start: after a feed cursor or an event id (`evt_…`, looked up in the feed); the present when absent or `now`. */
   after: string | null;
   secret: string;
-  /** One line per forwarded event, and the start and reconnection notes. */
+  /** One line per forward (and per retry of one), and the start and reconnection notes. */
   print(line: string): void;
-  /** Aborted on Ctrl-C: listen returns once the event being forwarded is done. */
+  /** Aborted on Ctrl-C: listen returns at once, its position still before any event not yet forwarded. */
   signal: AbortSignal;
 }
 
-/** A failure that reconnecting cannot fix: a bad token, an expired cursor. */
-export class ListenError extends Error {}
+export { ListenError };
 
 export const newListenSecret = (): string => `${SECRET_PREFIX}${randomToken(32)}`;
 
@@ -47,19 +47,29 @@ interface StreamEvent {
   recordId: string;
 }
 
+/** The server's `retry:` is obeyed within these bounds: a broken or hostile server can neither park listen for hours nor make it spin. */
+export const RETRY_MIN_MS = 250;
+export const RETRY_MAX_MS = 60_000;
+
+/** The wait before forwarding an event again after its n-th failed forward (n ≥ 1): 1 s, doubling, at most 30 s. */
+export const forwardRetryMs = (failures: number): number => Math.min(30_000, 1000 * 2 ** (failures - 1));
+
+const delay = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
 /** The envelope of a forward, spliced around the event's payload text as received (the payload is the event's last field). */
 function envelopeFor(event: StreamEvent, data: string): string {
   const payload = data.slice(data.indexOf('"payload":') + '"payload":'.length, -1);
   return envelopeOf({ id: deliveryIdFor(event.id), topic: event.topic, collection: event.collection, record_id: event.recordId }, payload);
 }
 
-async function forward(opts: ListenOptions, event: StreamEvent, data: string): Promise<string> {
-  const body = envelopeFor(event, data);
+/** One forward: the local answer's status, or why there was none. Redirects are not followed, as deliveries never follow them. */
+async function forward(opts: ListenOptions, event: StreamEvent, body: string): Promise<{ ok: boolean; status: string }> {
   const timestamp = Math.floor(Date.now() / 1000);
   try {
     const res = await fetch(opts.forwardTo, {
       method: 'POST',
       body,
+      redirect: 'manual',
       headers: {
         'content-type': 'application/json',
         // Shaped exactly like a delivery (SPEC §7), so a receiver that checks the agent takes both.
@@ -68,29 +78,35 @@ async function forward(opts: ListenOptions, event: StreamEvent, data: string): P
         'svc-timestamp': String(timestamp),
         'svc-signature': signatureHeader([opts.secret], timestamp, body),
       },
-      signal: AbortSignal.timeout(15_000),
+      signal: AbortSignal.any([opts.signal, AbortSignal.timeout(15_000)]),
     });
     await res.arrayBuffer().catch(() => undefined);
-    return String(res.status);
+    return { ok: res.status >= 200 && res.status < 300, status: String(res.status) };
   } catch (err) {
-    return `failed (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message})`;
+    const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+    return { ok: false, status: `failed (${cause})` };
   }
 }
 
-const api = (opts: ListenOptions, path: string, query: URLSearchParams): string => {
-  const url = new URL(path, opts.url.endsWith('/') ? opts.url : `${opts.url}/`);
-  url.search = query.toString();
-  return url.toString();
-};
-
-/** Where "the present" is, as a cursor: held from the start, so a connection dropped before any event loses nothing. */
-async function headCursor(opts: ListenOptions): Promise<string> {
-  const res = await fetch(api(opts, 'api/v1/events', new URLSearchParams({ after: 'now', limit: '1' })), {
-    headers: { authorization: `Bearer ${opts.token}` },
-    signal: opts.signal,
-  });
-  if (!res.ok) throw new ListenError(`svc answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { nextCursor: string }).nextCursor;
+/**
+ * Forwards an event until the receiver answers 2xx, waiting longer after each failure (SPEC §12): listen's position
+ * moves past an event only once it got there. False when Ctrl-C came first.
+ */
+async function forwardUntilDone(opts: ListenOptions, event: StreamEvent, data: string, cursor: string): Promise<boolean> {
+  const body = envelopeFor(event, data);
+  const line = `${event.topic} ${event.collection}/${event.recordId} ${event.id} ->`;
+  for (let failures = 1; ; failures++) {
+    const { ok, status } = await forward(opts, event, body);
+    if (opts.signal.aborted) return false;
+    if (ok) {
+      // The cursor resumes right after this event: `--after` takes it (or the event id).
+      opts.print(`${line} ${status} (cursor ${cursor})`);
+      return true;
+    }
+    opts.print(`${line} ${status}, retrying in ${delay(forwardRetryMs(failures))}`);
+    await sleep(forwardRetryMs(failures), opts.signal);
+    if (opts.signal.aborted) return false;
+  }
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -102,27 +118,34 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /**
  * Follows svc's event stream and forwards each event to `forwardTo`, signed like a webhook delivery. Resumes after a
  * dropped connection from the last event forwarded (Last-Event-ID), so nothing is lost or repeated; gives up only on
- * what reconnecting cannot fix (401, 403, an expired cursor).
+ * what reconnecting cannot fix (400, 401, 403, an expired cursor). Returns the cursor to resume from.
  */
-export async function listen(opts: ListenOptions): Promise<void> {
-  let cursor = opts.after ?? (await headCursor(opts));
+export async function listen(opts: ListenOptions): Promise<string> {
+  let cursor = await startCursor(opts, opts.after, opts.print);
   let retryMs = 2000;
+  const onRetry = (ms: number): void => {
+    retryMs = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, ms));
+    if (retryMs !== ms) opts.print(`svc asked to wait ${ms} ms before reconnecting; waiting ${delay(retryMs)} instead`);
+  };
   const query = new URLSearchParams();
   for (const c of opts.collections) query.append('collection', c);
   for (const t of opts.topics) query.append('topic', t);
   while (!opts.signal.aborted) {
     try {
-      const res = await fetch(api(opts, 'api/v1/events/stream', query), {
+      const res = await fetch(apiUrl(opts.url, 'api/v1/events/stream', query), {
         headers: { accept: 'text/event-stream', authorization: `Bearer ${opts.token}`, 'last-event-id': cursor },
         signal: opts.signal,
       });
-      if (res.status === 400 || res.status === 401 || res.status === 403) throw new ListenError(`svc answered ${res.status}: ${await res.text()}`);
+      if (res.status === 400 || res.status === 401 || res.status === 403) {
+        const hint = res.status === 400 && opts.after !== null ? ' (--after takes a cursor or an evt_ id that svc listen printed)' : '';
+        throw new ListenError(`svc answered ${res.status}: ${await problemText(res)}${hint}`);
+      }
       if (res.status !== 200 || !res.body) {
-        opts.print(`svc answered ${res.status}; reconnecting in ${retryMs} ms`);
+        opts.print(`svc answered ${res.status}; reconnecting in ${delay(retryMs)}`);
         await res.arrayBuffer().catch(() => undefined);
       } else {
         opts.print('connected: following the event stream');
-        for await (const message of readSse(res.body as unknown as AsyncIterable<Uint8Array>, (ms) => (retryMs = ms))) {
+        for await (const message of readSse(res.body as unknown as AsyncIterable<Uint8Array>, { onRetry, maxLineBytes: SSE_LINE_MAX_BYTES })) {
           if (message.event === 'error') {
             const problem = JSON.parse(message.data) as { code?: string; detail?: string };
             if (problem.code === 'cursor_expired' || problem.code === 'unauthorized' || problem.code === 'forbidden') {
@@ -132,17 +155,18 @@ export async function listen(opts: ListenOptions): Promise<void> {
             continue;
           }
           const event = JSON.parse(message.data) as StreamEvent;
-          const status = await forward(opts, event, message.data);
-          opts.print(`${event.topic} ${event.collection}/${event.recordId} ${event.id} -> ${status}`);
+          if (!(await forwardUntilDone(opts, event, message.data, message.id ?? cursor))) return cursor;
           if (message.id) cursor = message.id;
         }
-        if (!opts.signal.aborted) opts.print(`the stream ended; reconnecting in ${retryMs} ms`);
+        if (!opts.signal.aborted) opts.print(`the stream ended; reconnecting in ${delay(retryMs)}`);
       }
     } catch (err) {
       if (err instanceof ListenError) throw err;
-      if (opts.signal.aborted) return;
-      opts.print(`connection lost (${(err as Error).message}); reconnecting in ${retryMs} ms`);
+      if (opts.signal.aborted) return cursor;
+      const what = err instanceof SseLineTooLong ? `${err.message}; dropped the connection` : `connection lost (${(err as Error).message})`;
+      opts.print(`${what}; reconnecting in ${delay(retryMs)}`);
     }
     await sleep(retryMs, opts.signal);
   }
+  return cursor;
 }

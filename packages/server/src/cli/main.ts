@@ -3,6 +3,7 @@
 // burst of writes a process could be left with its limit near a ~30 MB live heap, and then the feed's page buffers
 // (1.4 MB each, outside the heap but counted against it) set off a full collection every ~15 pages, doubling the
 // CPU of a catch-up (bench/README, tenth session). `npm start` passes the same flag.
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config/load.js';
 import { createApiToken } from '../auth/api-tokens.js';
@@ -124,21 +125,44 @@ token
     await ctx.database.close();
   });
 
+/**
+ * The token of `svc listen`: `--token` (seen by every user of the machine in `ps`), `--token-file` or `SVC_TOKEN`, in
+ * that order of precedence (commander reads the variable). A file holds the token on its first line.
+ */
+function listenToken(opts: { token?: string; tokenFile?: string }, source: string | undefined): string {
+  if (opts.tokenFile !== undefined) {
+    if (source === 'cli') die(new Error('give --token or --token-file, not both'));
+    let text = '';
+    try {
+      text = readFileSync(opts.tokenFile, 'utf8');
+    } catch (err) {
+      die(new Error(`--token-file: ${(err as Error).message}`));
+    }
+    const token = (text.split(/\r?\n/)[0] ?? '').trim();
+    if (token === '') die(new Error(`--token-file: ${opts.tokenFile} holds no token on its first line`));
+    return token;
+  }
+  if (!opts.token) die(new Error('svc listen needs a token: SVC_TOKEN=… or --token-file <path> (or --token, which ps shows)'));
+  return opts.token;
+}
+
 program
   .command('listen')
   .description('follow the event stream and forward each event to a local URL, signed like a webhook delivery')
   .requiredOption('--url <url>', "svc's base URL, e.g. http://127.0.0.1:8080")
-  .requiredOption('--token <token>', 'an API token with events:read')
+  .addOption(new Option('--token <token>', 'an API token with events:read; other users see it in ps: prefer SVC_TOKEN or --token-file').env('SVC_TOKEN'))
+  .option('--token-file <path>', 'read the API token from the first line of this file')
   .requiredOption('--forward-to <url>', 'where to POST each event (http or https)')
   .option('--collection <name...>', 'only these collections')
   .option('--topic <topic...>', 'only these topics')
-  .option('--after <cursor>', 'start after this feed cursor (default: the present)')
+  .option('--after <cursor|evt_id>', 'start after this cursor or event id, as each line shows them (default: the present)')
   .option('--secret <whsec_…>', 'the signing secret (default: a new one each run, printed at start)')
-  .action(async (opts: { url: string; token: string; forwardTo: string; collection?: string[]; topic?: string[]; after?: string; secret?: string }) => {
+  .action(async (opts: { url: string; token?: string; tokenFile?: string; forwardTo: string; collection?: string[]; topic?: string[]; after?: string; secret?: string }, command: Command) => {
     for (const [name, value] of [['--url', opts.url], ['--forward-to', opts.forwardTo]] as const) {
       if (!/^https?:\/\//.test(value) || !URL.canParse(value)) die(new Error(`${name} must be an http(s) URL`));
     }
     if (opts.secret !== undefined && !/^whsec_\S{16,}$/.test(opts.secret)) die(new Error('--secret must look like whsec_…'));
+    const token = listenToken(opts, command.getOptionValueSource('token'));
     // Loaded here: the other commands do not pay for the webhook modules it uses.
     const { listen, ListenError, newListenSecret } = await import('./listen.js');
     const secret = opts.secret ?? newListenSecret();
@@ -146,10 +170,11 @@ program
     process.once('SIGINT', () => stop.abort());
     process.once('SIGTERM', () => stop.abort());
     process.stdout.write(`svc listen: forwarding to ${opts.forwardTo}\nsigning secret: ${secret}\n`);
+    let cursor: string;
     try {
-      await listen({
+      cursor = await listen({
         url: opts.url,
-        token: opts.token,
+        token,
         forwardTo: opts.forwardTo,
         collections: opts.collection ?? [],
         topics: opts.topic ?? [],
@@ -162,7 +187,7 @@ program
       if (!(err instanceof ListenError) && stop.signal.aborted) return;
       die(err);
     }
-    process.stdout.write('svc listen: stopped\n');
+    process.stdout.write(`svc listen: stopped (resume with --after ${cursor})\n`);
   });
 
 program

@@ -1,71 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createTcpServer, connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyDelivery } from 'svc-sdk/verify';
-import { createApiToken } from '../../src/auth/api-tokens.js';
-import { createAdmin } from '../../src/auth/setup.js';
 import { deliveryIdFor } from '../../src/cli/listen.js';
 import { DIALECTS } from '../helpers/db.js';
+import { startFeedServer, startProxy, startReceiver } from '../helpers/listen.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-
-/** A TCP proxy in front of svc whose connections the test can cut at will. */
-async function startProxy(port: number) {
-  const sockets = new Set<Socket>();
-  const server = createTcpServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    cut: () => {
-      for (const s of sockets) s.destroy();
-    },
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
-
-interface Received {
-  delivery: string;
-  eventId: string;
-  topic: string;
-}
-
-/** The receiver a developer would write: verifies every request with svc-sdk/verify. */
-async function startReceiver(secret: () => string) {
-  const received: Received[] = [];
-  const rejected: string[] = [];
-  const server: Server = createHttpServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', async () => {
-      try {
-        const envelope = await verifyDelivery({ secret: secret(), headers: req.headers as Record<string, string>, rawBody: Buffer.concat(chunks) });
-        expect(req.headers['user-agent']).toBe('svc-webhooks/1');
-        received.push({ delivery: String(req.headers['svc-delivery']), eventId: (envelope.payload as { eventId: string }).eventId, topic: envelope.topic });
-        res.writeHead(200).end();
-      } catch (err) {
-        rejected.push((err as Error).message);
-        res.writeHead(401).end();
-      }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, received, rejected, close: () => new Promise((r) => server.close(r)) };
-}
 
 describe.each(DIALECTS)('svc listen (%s)', (dialect) => {
   let svc: TestServer;
@@ -75,19 +17,10 @@ describe.each(DIALECTS)('svc listen (%s)', (dialect) => {
   });
 
   it('forwards every event once, signed like a delivery, across dropped connections; stops on Ctrl-C', async () => {
-    svc = await startTestServer({ dialect, worker: false });
+    const started = await startFeedServer(dialect);
+    svc = started.svc;
     cleanups.push(() => svc.close());
-    await createAdmin(svc.ctx, 'a@example.com', 'correct horse battery staple');
-    const login = await fetch(`${svc.baseUrl}/admin/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'correct horse battery staple' }) });
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const csrf = ((await login.json()) as { csrfToken: string }).csrfToken;
-    const made = await fetch(`${svc.baseUrl}/admin/v1/collections`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie, 'x-svc-csrf': csrf },
-      body: JSON.stringify({ name: 'issues', fields: [{ name: 'title', type: 'text', required: false }] }),
-    });
-    expect(made.status).toBe(201);
-    const { token } = await createApiToken(svc.ctx, { name: 'listen', scopes: ['records:read', 'records:write', 'events:read'], collections: null });
+    const token = started.token;
     const proxy = await startProxy(Number(new URL(svc.baseUrl).port));
     cleanups.push(() => proxy.close());
     let secret = '';

@@ -1,0 +1,87 @@
+/** Where `svc listen` starts: the present, a feed cursor, or the position of an event id (SPEC §7, §12). */
+
+/** A failure that reconnecting cannot fix: a bad token, an expired cursor, an unknown event. */
+export class ListenError extends Error {}
+
+export interface FeedAccess {
+  /** svc's base URL, e.g. http://127.0.0.1:8080 */
+  url: string;
+  token: string;
+  signal: AbortSignal;
+}
+
+/** An event id as svc makes them (lib/ids.ts): never a cursor, which is base64url of JSON (`eyJ…`). */
+const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The feed's page size while an event id is looked up: few requests, each page well within SVC_LIST_MAX_BYTES' default. */
+const LOOKUP_PAGE = 1000;
+
+export const apiUrl = (base: string, path: string, query: URLSearchParams): string => {
+  const url = new URL(path, base.endsWith('/') ? base : `${base}/`);
+  url.search = query.toString();
+  return url.toString();
+};
+
+/** A problem's words for a line of output: its code and detail, or the body as it came. */
+export async function problemText(res: Response): Promise<string> {
+  const text = await res.text().catch(() => '');
+  try {
+    const problem = JSON.parse(text) as { code?: string; detail?: string };
+    if (problem.code) return `${problem.code}: ${problem.detail ?? ''}`;
+  } catch {
+    // Not a problem document: shown as it is.
+  }
+  return text;
+}
+
+interface FeedPage {
+  items: Array<{ id: string }>;
+  nextCursor: string;
+}
+
+async function readPage(feed: FeedAccess, after: string | null, limit: number): Promise<FeedPage> {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (after !== null) query.set('after', after);
+  const res = await fetch(apiUrl(feed.url, 'api/v1/events', query), { headers: { authorization: `Bearer ${feed.token}` }, signal: feed.signal });
+  if (!res.ok) throw new ListenError(`svc answered ${res.status}: ${await problemText(res)}`);
+  return (await res.json()) as FeedPage;
+}
+
+/**
+ * The cursor to start from. The present is read as a cursor before the stream opens, so a connection dropped before
+ * any event loses nothing. An event id (what each line of listen shows) is looked up in the feed: its position is
+ * the cursor a page ending at it hands out.
+ */
+export async function startCursor(feed: FeedAccess, after: string | null, print: (line: string) => void): Promise<string> {
+  if (after === null || after === 'now') return (await readPage(feed, 'now', 1)).nextCursor;
+  if (!EVENT_ID.test(after)) return after;
+  print(`looking up ${after} in the feed`);
+  return positionOfEvent(feed, after);
+}
+
+/**
+ * Pages through the feed, as this token sees it and without filters (the event may be outside this run's), from the
+ * oldest retained event until the id appears; then reads again from that page's start exactly as many events as
+ * lead to it, so that the page's cursor is the event's own position.
+ */
+async function positionOfEvent(feed: FeedAccess, eventId: string): Promise<string> {
+  let after: string | null = null;
+  for (;;) {
+    const page = await readPage(feed, after, LOOKUP_PAGE);
+    const at = page.items.findIndex((e) => e.id === eventId);
+    if (at >= 0) return cursorThrough(feed, after, at + 1);
+    if (page.items.length === 0) throw new ListenError(`--after ${eventId}: no such event in the feed (pruned, or not readable with this token)`);
+    after = page.nextCursor;
+  }
+}
+
+/** The cursor after the `count`-th event from `after`. A page cut short by its byte budget ends at its last event: go on from there. */
+async function cursorThrough(feed: FeedAccess, after: string | null, count: number): Promise<string> {
+  for (let left = count; ; ) {
+    const page = await readPage(feed, after, left);
+    if (page.items.length >= left) return page.nextCursor;
+    if (page.items.length === 0) throw new ListenError('the feed changed while an event id was looked up; try again');
+    left -= page.items.length;
+    after = page.nextCursor;
+  }
+}

@@ -1,0 +1,189 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readSse, SseLineTooLong } from '../../src/cli/event-stream-reader.js';
+import { listen } from '../../src/cli/listen.js';
+import { waitFor } from '../helpers/wait.js';
+
+/**
+ * SPEC §12: `svc listen` bounds what a server can make it do. A synthetic SSE server (no svc) plays a broken or
+ * hostile one: an endless line (16 MiB bound: the connection is dropped, with a message, and listen reconnects) and
+ * `retry:` values outside 250 ms…60 s.
+ */
+
+const MiB = 1024 * 1024;
+const EVENT_ID = 'evt_01JD0000000000000000000000';
+
+const eventFrame = (cursor: string) =>
+  `id: ${cursor}\nevent: record.created\ndata: ${JSON.stringify({
+    id: EVENT_ID,
+    topic: 'record.created',
+    collection: 'issues',
+    recordId: 'rec_01JD0000000000000000000000',
+    occurredAt: '2026-11-26T00:00:00.000Z',
+    payload: { record: { id: 'rec_01JD0000000000000000000000' }, occurredAt: '2026-11-26T00:00:00.000Z', eventId: EVENT_ID },
+  })}\n\n`;
+
+interface Connection {
+  lastEventId: string | undefined;
+  openedAt: number;
+  endedAt?: number;
+  /** Bytes the server's writes handed to the socket before the client left. */
+  written: number;
+  closedByClient: boolean;
+}
+
+type Script = (res: ServerResponse, conn: Connection) => void | Promise<void>;
+
+/** An SSE server playing `scripts[n]` on its n-th stream connection (the last one again after that). */
+async function startSseServer(scripts: Script[]) {
+  const connections: Connection[] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const conn: Connection = { lastEventId: req.headers['last-event-id'] as string | undefined, openedAt: performance.now(), written: 0, closedByClient: false };
+    connections.push(conn);
+    res.on('close', () => {
+      if (!res.writableFinished) conn.closedByClient = true;
+    });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    void scripts[Math.min(connections.length, scripts.length) - 1]!(res, conn);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    connections,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+/** Writes `bytes` of one line's worth of `x`, a MiB at a time, as fast as the client reads; stops when it leaves. */
+async function endlessLine(res: ServerResponse, conn: Connection, bytes: number): Promise<void> {
+  const chunk = Buffer.alloc(MiB, 'x');
+  res.write('data: ');
+  for (let sent = 0; sent < bytes && !conn.closedByClient; sent += MiB) {
+    const more = res.write(chunk, (err) => {
+      if (!err) conn.written += chunk.length;
+    });
+    if (!more) {
+      await new Promise<void>((resolve) => {
+        const go = () => (res.off('drain', go), res.off('close', go), resolve());
+        res.once('drain', go);
+        res.once('close', go);
+      });
+    }
+  }
+  if (!conn.closedByClient) res.end('\n\n');
+}
+
+async function startReceiver() {
+  const forwards: string[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      forwards.push(String(req.headers['svc-delivery']));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, forwards, close: () => new Promise((r) => server.close(r)) };
+}
+
+describe('svc listen against a broken SSE server', () => {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function run(sse: { url: string }, receiverUrl: string) {
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const done = listen({
+      url: sse.url,
+      token: 'svc_pat_test',
+      forwardTo: receiverUrl,
+      collections: [],
+      topics: [],
+      after: 'c0',
+      secret: 'whsec_0123456789abcdef0123',
+      print: (line) => lines.push(line),
+      signal: stop.signal,
+    });
+    cleanups.push(async () => (stop.abort(), await done.catch(() => undefined)));
+    return { lines, stop, done };
+  }
+
+  it('drops a connection whose line passes 16 MiB, says so, and resumes from where it stood', async () => {
+    const sse = await startSseServer([
+      async (res, conn) => (res.write('retry: 300\n\n'), await endlessLine(res, conn, 64 * MiB)),
+      (res) => void res.write(eventFrame('c1')),
+    ]);
+    cleanups.push(() => sse.close());
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const { lines } = await run(sse, receiver.url);
+
+    await waitFor(() => receiver.forwards.length === 1, 'the event of the second connection', 30_000);
+    expect(lines).toContain('the stream sent a line longer than 16 MiB; dropped the connection; reconnecting in 300ms');
+    expect(sse.connections).toHaveLength(2);
+    const [endless, second] = sse.connections as [Connection, Connection];
+    // Cut well before the 64 MiB the server meant to send (kernel and client buffers hold a few MiB beyond 16).
+    expect(endless.closedByClient).toBe(true);
+    expect(endless.written).toBeLessThan(40 * MiB);
+    expect(endless.written).toBeGreaterThanOrEqual(16 * MiB);
+    expect(second.lastEventId).toBe('c0');
+  }, 60_000);
+
+  it('bounds the server’s retry: to 250 ms … 60 s', async () => {
+    const sse = await startSseServer([
+      (res) => void res.end('retry: 0\n\n'),
+      (res) => void res.end('retry: 3600000\n\n'),
+    ]);
+    cleanups.push(() => sse.close());
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const { lines, stop, done } = await run(sse, receiver.url);
+
+    await waitFor(() => lines.includes('the stream ended; reconnecting in 60s'), 'the second stream to end', 20_000);
+    expect(lines).toEqual([
+      'connected: following the event stream',
+      'svc asked to wait 0 ms before reconnecting; waiting 250ms instead',
+      'the stream ended; reconnecting in 250ms',
+      'connected: following the event stream',
+      'svc asked to wait 3600000 ms before reconnecting; waiting 60s instead',
+      'the stream ended; reconnecting in 60s',
+    ]);
+    // The 250 ms floor, as measured by the server between the two connections (a slow machine only adds to it).
+    const [a, b] = sse.connections as [Connection, Connection];
+    expect(b.openedAt - a.openedAt).toBeGreaterThanOrEqual(240);
+    // Waiting out the 60 s is listen's own timer; Ctrl-C ends it at once.
+    stop.abort();
+    expect(await done).toBe('c0');
+  }, 30_000);
+});
+
+describe('readSse', () => {
+  async function* chunks(...parts: Array<string | Uint8Array>): AsyncGenerator<Uint8Array> {
+    for (const p of parts) yield typeof p === 'string' ? Buffer.from(p) : p;
+  }
+  const all = async (body: AsyncIterable<Uint8Array>, maxLineBytes?: number) => {
+    const out = [];
+    for await (const m of readSse(body, { maxLineBytes })) out.push(m);
+    return out;
+  };
+
+  it('takes LF, CRLF and CR line ends, also a CRLF split between chunks, and multi-byte characters split anywhere', async () => {
+    const euro = Buffer.from('data: €\n\n');
+    const messages = await all(chunks('id: 1\r', '\nevent: a\r\ndata: x\r\r', 'data: y\ndata: z\n', '\n', euro.subarray(0, 8), euro.subarray(8), ': ping\n\n'));
+    expect(messages).toEqual([
+      { id: '1', event: 'a', data: 'x' },
+      { id: '1', event: 'message', data: 'y\nz' },
+      { id: '1', event: 'message', data: '€' },
+    ]);
+  });
+
+  it('refuses a line, or a message of many lines, over the bound', async () => {
+    await expect(all(chunks('data: ', 'x'.repeat(50), '\n\n'), 64)).resolves.toHaveLength(1);
+    await expect(all(chunks('data: ', 'x'.repeat(30), 'x'.repeat(30)), 64)).rejects.toBeInstanceOf(SseLineTooLong);
+    await expect(all(chunks(`data: ${'x'.repeat(40)}\n`, `data: ${'x'.repeat(40)}\n\n`), 64)).rejects.toBeInstanceOf(SseLineTooLong);
+    // Comments and pings count per line, never together.
+    await expect(all(chunks(': '.padEnd(60, 'p') + '\n', ': '.padEnd(60, 'p') + '\n', 'data: ok\n\n'), 64)).resolves.toHaveLength(1);
+  });
+});
