@@ -49,8 +49,6 @@ export interface RecordItem {
   data: Record<string, unknown>;
 }
 
-export const SCOPES = ['records:read', 'records:write'] as const;
-
 export interface ApiToken {
   id: string;
   name: string;

@@ -221,6 +221,26 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
     expect(await page.content()).not.toContain(apiToken);
   });
 
+  it("offers exactly the server's token scopes, read from the admin API: a token of events:read alone reads the feed", async () => {
+    const { SCOPES } = (await import('../../server/src/auth/api-tokens-store.js')) as { SCOPES: readonly string[] };
+    await page.goto(url('/admin/#/tokens'));
+    const boxes = byTestId('token-scopes').locator('input[type=checkbox]');
+    await expect.poll(() => boxes.count()).toBe(SCOPES.length);
+    const offered = await boxes.evaluateAll((els) => els.map((el) => (el as HTMLInputElement).value));
+    expect([...offered].sort()).toEqual([...SCOPES].sort());
+    await byTestId('token-name').fill('feed reader');
+    for (const scope of SCOPES) if (scope !== 'events:read') await byTestId(`token-scope-${scope.replace(':', '-')}`).uncheck();
+    await shot('05b-token-scopes');
+    await byTestId('token-submit').click();
+    const value = byTestId('token-value');
+    await value.waitFor();
+    const feedToken = await value.inputValue();
+    const feed = await fetch(url('/api/v1/events?limit=1'), { headers: { Authorization: `Bearer ${feedToken}` } });
+    expect(feed.status).toBe(200);
+    const records = await fetch(url('/api/v1/collections/issues/records'), { headers: { Authorization: `Bearer ${feedToken}` } });
+    expect(records.status).toBe(403);
+  });
+
   it('refuses a private destination inline, then creates a webhook and shows its secret once', async () => {
     await byTestId('nav-webhooks').click();
     await byTestId('new-webhook').click();

@@ -7,7 +7,8 @@ import { applyFieldErrors, bannerSlot, errorBanner, notice } from '../ui/feedbac
 import { busy, button, field, textInput } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
 import { oneTimeSecret } from '../ui/secret.js';
-import { SCOPES, type ApiToken, type Page } from '../types.js';
+import { tokenScopes } from '../token-scopes.js';
+import type { ApiToken, Page } from '../types.js';
 import { badge, card, loading, pageHeader, table } from './common.js';
 
 const DRAFT = 'token-create';
@@ -76,8 +77,11 @@ export function tokensPage(ctx: PageContext): HTMLElement {
 function createForm(onCreated: (token: ApiToken) => void): HTMLElement {
   const banner = bannerSlot();
   const name = textInput({ required: true, maxlength: '200', testid: 'token-name', placeholder: 'ci-pipeline' });
-  const scopes = SCOPES.map((s, i) => h('input', { type: 'checkbox', id: `token-scope-${i}`, value: s, checked: true, testid: `token-scope-${s.replace(':', '-')}` }));
+  // Filled from the server's own schema (token-scopes.ts); the form cannot be sent until they are there.
+  let scopes: HTMLInputElement[] = [];
+  const scopeChecks = h('div', { class: 'inline-checks', testid: 'token-scopes' }, loading('Loading scopes…'));
   const collections = textInput({ testid: 'token-collections', placeholder: 'issues, comments' });
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'token-submit', disabled: true }, 'Create token');
   const form = h('form', { class: 'stack', id: 'token-form', testid: 'token-form', novalidate: true },
     banner,
     h('div', { class: 'grid-2' },
@@ -85,10 +89,23 @@ function createForm(onCreated: (token: ApiToken) => void): HTMLElement {
       field({ label: 'Collections', id: 'token-collections', path: '/collections', hint: 'Comma-separated names. Leave empty for all collections.' }, collections)),
     h('fieldset', { class: 'fieldset', 'data-path': '/scopes', id: 'token-scopes' },
       h('legend', null, 'Scopes'),
-      h('div', { class: 'inline-checks' }, scopes.map((input) => h('div', { class: 'check' }, input, h('label', { for: input.id }, input.value))))),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'btn btn-primary', testid: 'token-submit' }, 'Create token')));
+      scopeChecks),
+    h('div', { class: 'actions' }, submit));
   restoreDraft(form, DRAFT);
   keepDraft(form, DRAFT);
+  tokenScopes().then(
+    (names) => {
+      // Ids by name, not position: a draft keeps each scope's box whatever order the server lists them in.
+      scopes = names.map((s) => h('input', { type: 'checkbox', id: `token-scope-${s.replace(/[^a-z0-9]/gi, '-')}`, value: s, checked: true, testid: `token-scope-${s.replace(':', '-')}` }));
+      replace(scopeChecks, ...scopes.map((input) => h('div', { class: 'check' }, input, h('label', { for: input.id }, input.value))));
+      restoreDraft(form, DRAFT);
+      submit.disabled = false;
+    },
+    (err: unknown) => {
+      replace(scopeChecks);
+      banner.show(errorBanner(err));
+    },
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!form.reportValidity()) return;
