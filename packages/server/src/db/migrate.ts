@@ -12,6 +12,7 @@ import * as m009 from './migrations/009_record_queries.js';
 import * as m010 from './migrations/010_field_statistics.js';
 import * as m011 from './migrations/011_lean_claims.js';
 import * as m012 from './migrations/012_event_json_prefix.js';
+import * as m013 from './migrations/013_case_mapping.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010_field_statistics': m010,
   '011_lean_claims': m011,
   '012_event_json_prefix': m012,
+  '013_case_mapping': m013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,24 +1,11 @@
 /**
  * The few value functions the filter language needs, identical wherever a filter is evaluated: in JavaScript (webhook
- * subscriptions), as SQLite user functions, and (instantKey) mirrored by PostgreSQL's `svc_instant` (migration 009).
+ * subscriptions), as SQLite user functions, and mirrored by PostgreSQL's `svc_instant` (instantKey, migration 009)
+ * and `svc_lower` (simpleLowercase, migration 013).
  */
 
-/**
- * Unicode simple lowercase, one code point to one, as PostgreSQL's lower() does under a libc UTF-8 ctype.
- * toLowerCase applies the full mapping, which differs from the simple one only for U+0130 (İ → i + U+0307), and
- * applies the final-sigma rule only in context, never to a code point alone.
- */
-export function simpleLowercase(text: string): string {
-  let out = '';
-  for (const c of text) {
-    if (c === '\u0130') out += 'i';
-    else {
-      const lower = c.toLowerCase();
-      out += [...lower].length === 1 ? lower : c;
-    }
-  }
-  return out;
-}
+/** `~`/`!~` fold case by svc's one table (case-mapping.ts), whichever of these places evaluates them. */
+export { simpleLowercase } from './case-mapping.js';
 
 /** Orders texts by Unicode code point (JavaScript's `<` orders UTF-16 units, which differs above U+FFFF). */
 export function compareCodePoints(a: string, b: string): number {
