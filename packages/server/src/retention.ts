@@ -4,6 +4,7 @@ import type { Context } from './context.js';
 import { takeLease } from './db/meta-store.js';
 import { countPrunableEvents, pruneEvents } from './events/retention-store.js';
 import { idFloor } from './lib/ids.js';
+import { nextTurn } from './lib/turns.js';
 import { countPrunable } from './webhooks/queue/jobs-store.js';
 import { prune } from './webhooks/queue/prune.js';
 
@@ -70,7 +71,7 @@ export async function prunePass(ctx: Context, opts: PassOptions = {}): Promise<P
       total.delivery_attempts += n.attempts;
       opts.onBatch?.({ delivery_jobs: n.jobs, delivery_attempts: n.attempts });
       if (n.jobs < limit) break;
-      await breathe();
+      await nextTurn();
     }
   }
   for (;;) {
@@ -79,13 +80,10 @@ export async function prunePass(ctx: Context, opts: PassOptions = {}): Promise<P
     total.events += n.events;
     opts.onBatch?.({ events: n.events });
     if (n.events < limit) break;
-    await breathe();
+    await nextTurn();
   }
   return total;
 }
-
-/** Lets requests in between two batches (on SQLite a batch runs without yielding). */
-const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export function registerRetentionMetrics(registry: Registry): (removed: Partial<PruneCounts>) => void {
   const counter = new Counter({ name: 'svc_pruned_rows_total', help: 'Rows removed by retention, by table', labelNames: ['table'], registers: [registry] });

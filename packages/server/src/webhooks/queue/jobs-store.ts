@@ -68,35 +68,15 @@ export async function countPrunable(db: Kysely<Tables>, opts: { state: 'delivere
   return { jobs: Number(jobs.n), attempts: Number(attempts.n) };
 }
 
-export interface ReplayCandidate {
-  id: string;
-  topic: string;
-  collection: string;
-  record_id: string;
-  payload: string | null;
-}
-
 /**
- * Up to `limit` events created within [from, to], after `afterId`, oldest first, that this target has no job for:
- * what a replay may send. Event ids sort by creation time, so the walk starts at the window's start on the primary key; the job check is a
- * probe of delivery_jobs (event_id, webhook_id), migration 008. Events without a stored payload cannot be sent.
+ * The id `scan` dead jobs into a recovery's walk (after `afterId`, or from the window's start `from`; job ids sort by
+ * creation time): recoverDead's slice is (start, that id], so no statement of a recovery walks more than `scan`
+ * entries of the dead jobs' partial index (migration 003), however many other targets' dead jobs lie in the window.
+ * Null when fewer are left.
  */
-export async function eventsWithoutJob(
-  db: Kysely<Tables>,
-  opts: { webhookId: string; from: number; to: number; afterId: string | null; limit: number },
-): Promise<ReplayCandidate[]> {
-  let q = db
-    .selectFrom('events as e')
-    .select(['e.id', 'e.topic', 'e.collection', 'e.record_id', 'e.payload'])
-    .where('e.id', '>=', idFloorAt('evt', opts.from))
-    .where('e.created_at', '>=', opts.from)
-    .where('e.created_at', '<=', opts.to)
-    .where('e.payload', 'is not', null)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('delivery_jobs as j').select('j.id').whereRef('j.event_id', '=', 'e.id').where('j.webhook_id', '=', opts.webhookId))),
-    )
-    .orderBy('e.id')
-    .limit(opts.limit);
-  if (opts.afterId !== null) q = q.where('e.id', '>', opts.afterId);
-  return q.execute();
+export async function deadScanEnd(db: Kysely<Tables>, opts: { from: number; afterId: string | null }, scan: number): Promise<string | null> {
+  // One lower bound (recover-dead.ts says why).
+  const q = db.selectFrom('delivery_jobs').select('id').where('state', '=', sql.lit('dead')).where('id', opts.afterId === null ? '>=' : '>', opts.afterId ?? idFloorAt('del', opts.from));
+  const row = await q.orderBy('id').limit(1).offset(scan - 1).executeTakeFirst();
+  return row?.id ?? null;
 }

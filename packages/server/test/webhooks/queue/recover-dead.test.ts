@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/lib/ids.js';
+import { deadScanEnd } from '../../../src/webhooks/queue/jobs-store.js';
 import { recoverDead } from '../../../src/webhooks/queue/recover-dead.js';
 import type { TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
@@ -59,6 +60,29 @@ describe.each(DIALECTS)('recoverDead (%s)', (dialect) => {
     expect(await recover(T0 - 10 * MIN, T0, 2)).toBe(2);
     expect(await recover(T0 - 10 * MIN, T0, 2)).toBe(1);
     expect(await recover(T0 - 10 * MIN, T0, 2)).toBe(0);
+  });
+
+  it("within a slice of the dead jobs' index (afterId, throughId] only: other targets' dead jobs bound the walk, not the batch", async () => {
+    const { db, caps } = t.ctx.database;
+    await seedTarget(db, 'wh_b');
+    // Dead jobs of both targets, interleaved in creation order: a, b, b, a, b, b, a, …
+    const jobs = [];
+    for (let i = 0; i < 9; i++) jobs.push(await deadJobAt(T0 - (9 - i) * MIN, i % 3 === 0 ? 'wh_a' : 'wh_b'));
+    const window = { from: T0 - 10 * MIN, to: T0 };
+    // The fourth dead job from the window's start, then the fourth after it; fewer than four left: null.
+    const first = await deadScanEnd(db, { from: window.from, afterId: null }, 4);
+    expect(first).toBe(jobs[3]!.id);
+    const second = await deadScanEnd(db, { from: window.from, afterId: first }, 4);
+    expect(second).toBe(jobs[7]!.id);
+    expect(await deadScanEnd(db, { from: window.from, afterId: second }, 4)).toBeNull();
+    const slice = (afterId: string | null, throughId: string | null) =>
+      recoverDead(db, caps, { now: NOW, webhookId: 'wh_a', ...window, firstDelayMs: FIRST_DELAY_MS, limit: 500, afterId, throughId });
+    // (start, jobs[3]]: jobs[0] and jobs[3] are wh_a's.
+    expect(await slice(null, first)).toBe(2);
+    expect((await jobRow(db, jobs[6]!.id))!.state).toBe('dead');
+    expect(await slice(first, second)).toBe(1);
+    expect(await slice(second, null)).toBe(0);
+    expect((await db.selectFrom('delivery_jobs').select('id').where('state', '=', 'pending').orderBy('id').execute()).map((r) => r.id)).toEqual([jobs[0]!.id, jobs[3]!.id, jobs[6]!.id]);
   });
 
   it('changes nothing for a deleted target', async () => {
