@@ -13,7 +13,10 @@ import { matchesFilter, type FilterableRecord } from './query/evaluate.js';
  * write gives each event a judge built here.
  */
 
-/** Checked filters by fields and text: a write judges every filtered target without parsing it again. */
+/**
+ * Checked filters by fields and text: a write judges every filtered target without parsing it again, and the `~`
+ * operands of a kept filter stay lowered (evaluate.ts), so a write lowers only its record's values.
+ */
 const checked = new Map<string, Filter | null>();
 const CHECKED_MAX = 1000;
 
@@ -48,7 +51,8 @@ function filterable(r: RecordJsonLike | undefined): FilterableRecord | null {
  * an update, for `record` or `previous`, so a receiver learns that a record left the set.
  */
 export function filterJudge(fields: readonly Field[], payload: Record<string, unknown>): (filter: string) => boolean {
-  // Every record write carries a judge, most never asked: nothing is prepared until a filtered target asks.
+  // Every record write carries a judge, most never asked: nothing is prepared until a filtered target asks. The
+  // states are built once for all targets, so each of their text values is lowered once per event (evaluate.ts).
   let prepared: { fieldsKey: string; states: FilterableRecord[] } | null = null;
   return (filter) => {
     prepared ??= {

@@ -16,11 +16,21 @@ type RecordPayload = { record?: { data?: Record<string, unknown> }; previous?: {
 const fieldValue = (data: Record<string, unknown> | undefined, field: string): string =>
   JSON.stringify(data && Object.hasOwn(data, field) ? data[field] : null);
 
+/** Whether a field changed, by event payload: compared once per event, however many targets watch the field. */
+const changedByEvent = new WeakMap<object, Map<string, boolean>>();
+
+function fieldChanged(payload: RecordPayload, field: string): boolean {
+  let byField = changedByEvent.get(payload);
+  if (!byField) changedByEvent.set(payload, (byField = new Map()));
+  let changed = byField.get(field);
+  if (changed === undefined) byField.set(field, (changed = fieldValue(payload.record?.data, field) !== fieldValue(payload.previous?.data, field)));
+  return changed;
+}
+
 /** `changedFields`: a record.updated counts only when one of these fields' value differs between previous and record. */
 function changesWatchedField(target: TargetRow, event: EventInput): boolean {
   if (target.changedFields === null || event.topic !== 'record.updated') return true;
-  const { record, previous } = event.payload as RecordPayload;
-  return target.changedFields.some((f) => fieldValue(record?.data, f) !== fieldValue(previous?.data, f));
+  return target.changedFields.some((f) => fieldChanged(event.payload as RecordPayload, f));
 }
 
 /**

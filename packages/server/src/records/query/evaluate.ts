@@ -49,13 +49,41 @@ function order(value: unknown, operand: Operand): number | null {
   }
 }
 
+/**
+ * `~`/`!~` at a bounded cost (SPEC §12): a write judges every filtered target's filter against the same record, so
+ * each text is lowered once, not once per comparison. A checked filter is kept by its user (subscription-filter.ts
+ * caches them) and its operands are lowered at its first use; a record's values are lowered at most once per field
+ * for as long as the record object lives (the judge of one event builds its records once), and the same text looked
+ * for in the same value by several targets is looked for once.
+ */
+const loweredOperands = new WeakMap<CheckedComparison, string>();
+const loweredValues = new WeakMap<FilterableRecord, Map<string, { text: string; found: Map<string, boolean> }>>();
+
+function loweredOperand(c: CheckedComparison, text: string): string {
+  let lowered = loweredOperands.get(c);
+  if (lowered === undefined) loweredOperands.set(c, (lowered = simpleLowercase(text)));
+  return lowered;
+}
+
+/** Whether the record's value (of `target`) contains `needle`, both lowered. */
+function containsLowered(r: FilterableRecord, target: Target, value: string, needle: string): boolean {
+  let byField = loweredValues.get(r);
+  if (!byField) loweredValues.set(r, (byField = new Map()));
+  const key = target.kind === 'data' ? target.name : target.kind;
+  let lowered = byField.get(key);
+  if (!lowered) byField.set(key, (lowered = { text: simpleLowercase(value), found: new Map() }));
+  let found = lowered.found.get(needle);
+  if (found === undefined) lowered.found.set(needle, (found = lowered.text.includes(needle)));
+  return found;
+}
+
 function compare(c: CheckedComparison, r: FilterableRecord): boolean {
   const value = read(c.target, r);
   if (c.operand.kind === 'null') return c.op === '=' ? value === undefined : value !== undefined;
   if (value === undefined) return false;
   if (c.op === '~' || c.op === '!~') {
     if (typeof value !== 'string' || c.operand.kind !== 'text') return false;
-    const contains = simpleLowercase(value).includes(simpleLowercase(c.operand.value));
+    const contains = containsLowered(r, c.target, value, loweredOperand(c, c.operand.value));
     return c.op === '~' ? contains : !contains;
   }
   const o = order(value, c.operand);
