@@ -61,7 +61,7 @@ export async function setUp(base: string, receiverUrl?: string): Promise<{ token
   const cookie = String(login.headers.get('set-cookie')).split(';')[0]!;
   const admin = { cookie, 'x-svc-csrf': csrfToken };
   await ok(call(base, 'POST', '/admin/v1/collections', admin, { name: 'items', fields: [{ name: 'n', type: 'integer', required: true }, { name: 'blob', type: 'text', required: false }] }), 'collection');
-  const { token } = await ok<{ token: string }>(call(base, 'POST', '/admin/v1/tokens', admin, { name: 'outage', scopes: ['records:read', 'records:write'], collections: null }), 'token');
+  const { token } = await ok<{ token: string }>(call(base, 'POST', '/admin/v1/tokens', admin, { name: 'outage', scopes: ['records:read', 'records:write', 'events:read'], collections: null }), 'token');
   if (receiverUrl) await ok(call(base, 'POST', '/admin/v1/webhooks', admin, { name: 'outage', url: receiverUrl, topics: ['record.created'] }), 'target');
   return { token, admin };
 }
@@ -149,4 +149,41 @@ export function undoAfterAll(): (step: () => Promise<void> | void) => void {
     for (const step of steps.reverse()) await step();
   });
   return (step) => void steps.push(step);
+}
+
+/**
+ * A long-poll reader of the feed (`GET /api/v1/events?wait=`), resuming from its last cursor after any answer, as a
+ * consumer that rides out an outage does: the record ids it has read, and every status it got.
+ */
+export function startLongPoller(base: string, token: string) {
+  const recordIds = new Set<string>();
+  const statuses: number[] = [];
+  let running = true;
+  let after = 'now';
+  const loop = (async () => {
+    while (running) {
+      try {
+        const res = await fetch(`${base}/api/v1/events?after=${encodeURIComponent(after)}&wait=2&collection=items`, { headers: { authorization: `Bearer ${token}` } });
+        statuses.push(res.status);
+        if (res.status === 200) {
+          const page = (await res.json()) as { items: Array<{ recordId: string }>; nextCursor: string };
+          for (const e of page.items) recordIds.add(e.recordId);
+          after = page.nextCursor;
+        } else {
+          await res.text();
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      } catch {
+        statuses.push(0);
+      }
+    }
+  })();
+  return {
+    recordIds,
+    statuses,
+    async stop(): Promise<void> {
+      running = false;
+      await loop;
+    },
+  };
 }

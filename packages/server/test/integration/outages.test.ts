@@ -6,7 +6,19 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_URL, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
-import { expectOutageAnswers, metric, servedAgainAfter, setUp, startWriters, serveEnv, status, undoAfterAll, type Answer } from '../helpers/outage-client.js';
+import {
+  expectOutageAnswers,
+  metric,
+  serveEnv,
+  servedAgainAfter,
+  setUp,
+  startLongPoller,
+  startWriters,
+  status,
+  undoAfterAll,
+  type Answer,
+} from '../helpers/outage-client.js';
+import { openSse } from '../helpers/sse.js';
 import { exited, spawnSvc } from '../helpers/processes.js';
 import { freePort } from '../helpers/server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -80,6 +92,12 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
       spawn('worker', ['worker']);
       const { token } = await setUp(base, `${receiver.url}/hook`);
 
+      // Feed readers ride the outages out too: a live stream and a long-poller, both from before the first write.
+      const stream = await openSse(`${base}/api/v1/events/stream?collection=items`, { authorization: `Bearer ${token}` });
+      expect(stream.status).toBe(200);
+      undo(() => stream.close());
+      const poller = startLongPoller(base, token);
+      await waitFor(() => poller.statuses.length > 0 || stream.frames.length > 1, 'the feed readers waiting', 10_000);
       let n = 0;
       const writers = startWriters(base, token, 4, () => ({ n: n++ }));
       const readiness: Array<{ phase: string; readyz: number; retryAfter: string | null; healthz: number }> = [];
@@ -131,6 +149,7 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
       await wait(1_000);
       await writers.stop();
       await probe('after');
+      expect(poller.statuses.filter((s) => s !== 200 && s !== 503), 'long-polls answer 200 or 503').toEqual([]);
 
       const answers: Answer[] = writers.answers;
       const bad = answers.filter((a) => a.status !== 201 && a.status !== 503);
@@ -148,7 +167,8 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
         ['hung', 503, '5', 200],
       ]);
       expect(readiness.find((r) => r.phase === 'after')).toMatchObject({ readyz: 200, healthz: 200 });
-      expect(await metric(base, 'svc_database_errors_total{kind="unavailable"}')).toBe(refused.length);
+      // Every 503 the writers and the long-poller got, and nothing else (/readyz is not counted).
+      expect(await metric(base, 'svc_database_errors_total{kind="unavailable"}')).toBe(refused.length + poller.statuses.filter((s) => s === 503).length);
 
       // Nothing acknowledged is lost: every 201 is in the database (read past the proxy) and reaches the receiver.
       const acknowledged = answers.filter((a) => a.status === 201).map((a) => a.id!);
@@ -163,6 +183,11 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
       } finally {
         await direct.end();
       }
+      // The stream stayed open through every fault and, like the long-poller, has every acknowledged write's event.
+      const streamed = () => new Set(stream.events().filter((f) => f.event === 'record.created').map((f) => (JSON.parse(f.data!) as { recordId: string }).recordId));
+      await waitFor(() => acknowledged.every((id) => streamed().has(id) && poller.recordIds.has(id)), 'every acknowledged write in the stream and the long-polls', 30_000, 100);
+      expect(stream.events().filter((f) => f.event === 'error')).toEqual([]);
+      await poller.stop();
       // The last fault cut every connection, the worker's LISTEN among them: it is open again (wake-ups, not polls).
       await waitFor(async () => {
         const c = new pg.Client({ connectionString: POSTGRES_URL });
