@@ -48,11 +48,11 @@ interface StreamEvent {
 }
 
 /** The server's `retry:` is obeyed within these bounds: a broken or hostile server can neither park listen for hours nor make it spin. */
-export const RETRY_MIN_MS = 250;
-export const RETRY_MAX_MS = 60_000;
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 60_000;
 
 /** The wait before forwarding an event again after its n-th failed forward (n ≥ 1): 1 s, doubling, at most 30 s. */
-export const forwardRetryMs = (failures: number): number => Math.min(30_000, 1000 * 2 ** (failures - 1));
+const forwardRetryMs = (failures: number): number => Math.min(30_000, 1000 * 2 ** (failures - 1));
 
 const delay = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
@@ -65,6 +65,11 @@ function envelopeFor(event: StreamEvent, data: string): string {
 /** One forward: the local answer's status, or why there was none. Redirects are not followed, as deliveries never follow them. */
 async function forward(opts: ListenOptions, event: StreamEvent, body: string): Promise<{ ok: boolean; status: string }> {
   const timestamp = Math.floor(Date.now() / 1000);
+  // Ctrl-C or 15 s, whichever comes first; both let go of the forward's listener once it is over.
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  const timer = setTimeout(abort, 15_000);
+  opts.signal.addEventListener('abort', abort, { once: true });
   try {
     const res = await fetch(opts.forwardTo, {
       method: 'POST',
@@ -78,13 +83,16 @@ async function forward(opts: ListenOptions, event: StreamEvent, body: string): P
         'svc-timestamp': String(timestamp),
         'svc-signature': signatureHeader([opts.secret], timestamp, body),
       },
-      signal: AbortSignal.any([opts.signal, AbortSignal.timeout(15_000)]),
+      signal: stop.signal,
     });
     await res.arrayBuffer().catch(() => undefined);
     return { ok: res.status >= 200 && res.status < 300, status: String(res.status) };
   } catch (err) {
     const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
-    return { ok: false, status: `failed (${cause})` };
+    return { ok: false, status: stop.signal.aborted && !opts.signal.aborted ? 'failed (no answer within 15 s)' : `failed (${cause})` };
+  } finally {
+    clearTimeout(timer);
+    opts.signal.removeEventListener('abort', abort);
   }
 }
 
@@ -109,10 +117,16 @@ async function forwardUntilDone(opts: ListenOptions, event: StreamEvent, data: s
   }
 }
 
+/** Waits `ms`, or less when `signal` aborts; leaves no listener behind either way (a long outage means many waits). */
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 /**
