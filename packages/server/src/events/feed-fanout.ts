@@ -1,9 +1,11 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Context } from '../context.js';
-import { AppError, problemBody } from '../errors.js';
-import { encodeFeedCursor, laterOf, ORIGIN, RECHECK_MS, refuseExpired, refuseUnissued, type FeedWaker } from './feed.js';
-import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
-import { beyond, readFeed, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
+import { AppError } from '../errors.js';
+import { encodeFeedCursor, laterOf, ORIGIN, RECHECK_MS, refuseExpired, type FeedWaker } from './feed.js';
+import { beyond, readFeed, type FeedPosition, type FeedRow } from './feed-store.js';
+import { FeedStream, type StreamRequest } from './feed-stream.js';
+import { OwnerSlots } from './owner-slots.js';
+
+export type { StreamRequest } from './feed-stream.js';
 
 /** Timings of the event streams; internal (tests shorten them), not configuration. */
 export interface StreamTiming {
@@ -11,124 +13,28 @@ export interface StreamTiming {
   pingMs: number;
   /** Each credential holding streams is looked up again this often: a revoked token ends its streams. */
   recheckMs: number;
-  /** A client with this much written but not yet read is cut off (SPEC §7: 1 MiB). */
-  maxBufferedBytes: number;
 }
 
 // Credentials are re-checked every second: the bound on how long another process's stream of a revoked token or an
 // ended session goes on (in the process that revoked it, recheckOwner ends them at once).
-export const STREAM_TIMING: StreamTiming = { pingMs: 15_000, recheckMs: 1_000, maxBufferedBytes: 1024 * 1024 };
+export const STREAM_TIMING: StreamTiming = { pingMs: 15_000, recheckMs: 1_000 };
 
-/** The shared reader reads this many events per statement; a catching-up stream reads fewer, waiting for its client in between. */
+/**
+ * The shared reader reads at most this many events per statement; a catching-up stream reads fewer, waiting for its
+ * client in between. Both are cut at SVC_LIST_MAX_BYTES as they are read (feed-budget.ts).
+ */
 const LIVE_PAGE = 1000;
 const CATCH_UP_PAGE = 200;
 
-export interface StreamRequest {
-  res: ServerResponse;
-  headers: OutgoingHttpHeaders;
-  requestId: string;
-  filter: FeedFilter;
-  start: FeedPosition | 'now';
-  /** Who holds the stream (a token, an admin session): the per-token limit and the re-check go by it. */
-  owner: string;
-  /** The error that ends the stream when the credential no longer holds, else null. */
-  recheck(): Promise<AppError | null>;
-}
-
-const before = (a: FeedPosition, b: FeedPosition): boolean => beyond(b, a);
-const matches = (f: FeedFilter, row: FeedRow): boolean =>
-  (f.operational === true || row.collection !== OPERATIONAL_COLLECTION) &&
-  (f.collections === null || f.collections.includes(row.collection)) && (f.topics === null || f.topics.includes(row.topic));
 /** One event as an SSE frame; its JSON has no line breaks (stored payloads are compact JSON). */
 const frameOf = (row: FeedRow): Buffer => Buffer.from(`id: ${encodeFeedCursor(row)}\nevent: ${row.topic}\ndata: ${row.json}\n\n`);
-/** The frames of a read's events, and all of them as one buffer. */
-function framesOf(rows: readonly FeedRow[]): [Buffer[], Buffer] {
+/** The frames of a read's events, all of them as one buffer, and the largest. */
+function framesOf(rows: readonly FeedRow[]): { frames: Buffer[]; all: Buffer; largest: number } {
   const frames = rows.map(frameOf);
-  return [frames, frames.length === 1 ? frames[0]! : Buffer.concat(frames)];
+  return { frames, all: frames.length === 1 ? frames[0]! : Buffer.concat(frames), largest: Math.max(0, ...frames.map((f) => f.length)) };
 }
 const PING = Buffer.from(': ping\n\n');
-
-class FeedStream {
-  closed = false;
-  live = false;
-  /** The last position this stream has been handed (or, joining live, was level with). */
-  position: FeedPosition = ORIGIN;
-
-  constructor(
-    readonly req: StreamRequest,
-    private readonly timing: StreamTiming,
-    private readonly onClose: (s: FeedStream) => void,
-  ) {
-    req.res.on('close', () => this.finish());
-  }
-
-  /** Writes, and cuts off a client that has stopped reading (it resumes with Last-Event-ID). */
-  write(chunk: Buffer): void {
-    if (this.closed) return;
-    this.req.res.write(chunk);
-    if (this.req.res.writableLength > this.timing.maxBufferedBytes) {
-      this.req.res.destroy();
-      this.finish();
-    }
-  }
-
-  /**
-   * Hands over the events of one read that are after this stream's position and match its filters, in one write:
-   * `all` (the read's frames together, shared by every stream) when it takes every one. One write per read rather
-   * than per event: a burst of k events costs each stream one chunk instead of k.
-   */
-  send(rows: readonly FeedRow[], frames: readonly Buffer[], all: Buffer): void {
-    const taken: Buffer[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      if (!before(this.position, row)) continue;
-      this.position = row;
-      if (matches(this.req.filter, row)) taken.push(frames[i]!);
-    }
-    if (taken.length === 0) return;
-    this.write(taken.length === rows.length ? all : Buffer.concat(taken));
-  }
-
-  /** An error after the stream started: `event: error` with the problem, then the end (SPEC §7). */
-  fail(err: AppError): void {
-    if (this.closed) return;
-    const problem = problemBody(err.code, err.message, this.req.requestId, err.extra.errors);
-    this.req.res.end(`event: error\ndata: ${JSON.stringify(problem)}\n\n`);
-    this.finish();
-  }
-
-  end(): void {
-    if (this.closed) return;
-    this.req.res.end();
-    this.finish();
-  }
-
-  /** Resolves once the client has read most of what waits for it; a client that reads nothing for long is cut off. */
-  async drained(): Promise<void> {
-    const res = this.req.res;
-    if (this.closed || res.writableLength <= this.timing.maxBufferedBytes / 4) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        res.destroy();
-        done();
-      }, 2 * this.timing.pingMs);
-      res.once('drain', done);
-      res.once('close', done);
-    });
-  }
-
-  private finish(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.onClose(this);
-  }
-}
+const ALL_EVENTS = { collections: null, topics: null, operational: true };
 
 /**
  * One reader per process for every event stream. Each wake-up reads the new events once (below the horizon, as the
@@ -140,7 +46,7 @@ class FeedStream {
 export class FeedFanout {
   private readonly streams = new Set<FeedStream>();
   private readonly live = new Set<FeedStream>();
-  private readonly perOwner = new Map<string, number>();
+  private readonly slots: OwnerSlots;
   /** Where the shared reader has read up to; meaningful while it runs. */
   private position: FeedPosition = ORIGIN;
   private running = false;
@@ -153,11 +59,13 @@ export class FeedFanout {
     private readonly waker: FeedWaker,
     private readonly closing: AbortSignal,
     private readonly timing: StreamTiming = STREAM_TIMING,
-  ) {}
+  ) {
+    this.slots = new OwnerSlots(ctx.config.streamsPerToken);
+  }
 
   /** Refuses a stream beyond SVC_STREAMS_PER_TOKEN for its owner, before anything is written. */
   admit(owner: string): void {
-    if ((this.perOwner.get(owner) ?? 0) >= this.ctx.config.streamsPerToken) {
+    if (!this.slots.free(owner)) {
       throw new AppError('rate_limited', `At most ${this.ctx.config.streamsPerToken} event streams per token in one process; close one first.`, {
         headers: { 'retry-after': String(Math.ceil(this.timing.recheckMs / 1000)) },
       });
@@ -165,65 +73,58 @@ export class FeedFanout {
     if (this.closing.aborted) throw new AppError('unavailable', 'This process is shutting down; try again.');
   }
 
-  /** Starts a stream on a response whose headers are not yet written; runs until the client leaves or svc closes. */
+  /**
+   * Starts a stream on a response whose headers are not yet written; runs until the client leaves or svc closes.
+   * Its start was checked by the caller (refuseUnissued) while an error could still be an answer of its own.
+   */
   async open(req: StreamRequest): Promise<void> {
     this.admit(req.owner);
-    const stream = new FeedStream(req, this.timing, (s) => this.forget(s));
+    const release = this.slots.take(req.owner)!;
+    const cutOff = (unreadBytes: number) =>
+      this.ctx.logger.info({ requestId: req.requestId, unreadBytes }, 'event stream cut off: its client left more than SVC_STREAM_BUFFER_BYTES unread');
+    const stream = new FeedStream(req, this.ctx.config.streamBufferBytes, (s) => this.forget(s, release), cutOff);
     this.streams.add(stream);
-    this.perOwner.set(req.owner, (this.perOwner.get(req.owner) ?? 0) + 1);
     this.startTimers();
     try {
       // Joined before the headers go out: an event committed once the client sees the answer is in its stream.
       stream.position = req.start !== 'now' ? req.start : this.running ? this.position : await this.head();
-      // A made-up position beyond the head would skip every event up to it (the pull feed refuses it alike).
-      if (req.start !== 'now') await refuseUnissued(this.ctx.database.db, req.start, null, 'Last-Event-ID');
       const joined = req.start === 'now' && this.join(stream, true);
-      this.writeHead(stream);
+      stream.writeHead();
       if (!joined) await this.catchUp(stream, req.start === 'now');
     } catch (err) {
       this.ctx.logger.warn({ err, requestId: req.requestId }, 'event stream failed');
-      if (!req.res.headersSent) this.writeHead(stream);
+      if (!req.res.headersSent) stream.writeHead();
       stream.fail(err instanceof AppError ? err : new AppError('unavailable', 'The event stream failed on our side; reconnect with Last-Event-ID.'));
     }
   }
 
-  private writeHead(stream: FeedStream): void {
-    const { res, headers } = stream.req;
-    res.writeHead(200, {
-      ...headers,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      // Proxies that buffer answers (nginx) would hold events back.
-      'x-accel-buffering': 'no',
-    });
-    res.write('retry: 2000\n\n');
-  }
-
   private async head(): Promise<FeedPosition> {
     const { db, caps } = this.ctx.database;
-    return (await readFeed(db, caps, { after: null, filter: { collections: null, topics: null, operational: true }, limit: 0 })).head ?? ORIGIN;
+    return (await readFeed(db, caps, { after: null, filter: ALL_EVENTS, limit: 0, budget: 0 })).head ?? ORIGIN;
   }
 
-  /** Backlog in pages of its own, checked against retention each time, until it can join the shared reader. */
+  /**
+   * Backlog in pages of its own, checked against retention each time, until it can join the shared reader. Each
+   * page goes out as fast as the client reads it (FeedStream.sendPaced), and the next is read once the socket has
+   * taken most of it: a stream catching up holds about one page, however far behind it starts.
+   */
   private async catchUp(stream: FeedStream, atHead: boolean): Promise<void> {
     const { db, caps } = this.ctx.database;
     let caughtUp = atHead;
     while (!stream.closed) {
       if (this.join(stream, caughtUp)) return;
       await refuseExpired(this.ctx, stream.position);
-      const after = stream.position;
-      const { rows, head } = await readFeed(db, caps, { after, filter: stream.req.filter, limit: CATCH_UP_PAGE });
-      stream.send(rows, ...framesOf(rows));
-      caughtUp = rows.length < CATCH_UP_PAGE;
-      stream.position = caughtUp ? laterOf(head, stream.position) : rows[rows.length - 1]!;
-      await stream.drained();
+      const read = await readFeed(db, caps, { after: stream.position, filter: stream.req.filter, limit: CATCH_UP_PAGE, budget: this.ctx.config.listMaxBytes });
+      await stream.sendPaced(read.rows, read.rows.map(frameOf));
+      caughtUp = !read.full;
+      stream.position = read.full ? read.rows.at(-1)! : laterOf(read.head, stream.position);
     }
   }
 
   /**
    * A stream joins the live set once its position is at or past the shared reader's: the reader hands out only
    * events after its own position, and each stream takes only those after its own, so the stream gets exactly the
-   * events after where it stood. Called synchronously after a read, so the reader cannot move in between. With no
+   * events after where it stood. Synchronous, so the reader cannot move between the check and the join. With no
    * reader running, a stream that has just read to the head starts one from there.
    */
   private join(stream: FeedStream, caughtUp: boolean): boolean {
@@ -237,7 +138,7 @@ export class FeedFanout {
       void this.run();
       return true;
     }
-    if (before(stream.position, this.position)) return false;
+    if (beyond(this.position, stream.position)) return false;
     this.live.add(stream);
     stream.live = true;
     return true;
@@ -262,17 +163,18 @@ export class FeedFanout {
     }
   }
 
+  /** Reads what is new, cut at SVC_LIST_MAX_BYTES per read as it is read, and hands it to every live stream. */
   private async readNew(): Promise<void> {
     const { db, caps } = this.ctx.database;
     for (;;) {
-      const { rows, head } = await readFeed(db, caps, { after: this.position, filter: { collections: null, topics: null, operational: true }, limit: LIVE_PAGE });
-      if (rows.length > 0) {
+      const read = await readFeed(db, caps, { after: this.position, filter: ALL_EVENTS, limit: LIVE_PAGE, budget: this.ctx.config.listMaxBytes });
+      if (read.rows.length > 0) {
         // Each event's frame is made once, and the read's frames joined once, for every stream.
-        const [frames, all] = framesOf(rows);
-        for (const stream of this.live) stream.send(rows, frames, all);
+        const { frames, all, largest } = framesOf(read.rows);
+        for (const stream of this.live) stream.send(read.rows, frames, all, largest);
       }
-      this.position = rows.length === LIVE_PAGE ? rows[rows.length - 1]! : laterOf(head, this.position);
-      if (rows.length < LIVE_PAGE || this.live.size === 0) return;
+      this.position = read.full ? read.rows.at(-1)! : laterOf(read.head, this.position);
+      if (!read.full || this.live.size === 0) return;
     }
   }
 
@@ -310,12 +212,10 @@ export class FeedFanout {
     if (err) for (const s of streams) s.fail(err);
   }
 
-  private forget(stream: FeedStream): void {
+  private forget(stream: FeedStream, release: () => void): void {
+    release();
     this.streams.delete(stream);
     this.live.delete(stream);
-    const left = (this.perOwner.get(stream.req.owner) ?? 1) - 1;
-    if (left > 0) this.perOwner.set(stream.req.owner, left);
-    else this.perOwner.delete(stream.req.owner);
     if (this.streams.size === 0) this.stopTimers();
   }
 

@@ -1,19 +1,11 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { Tables } from '../db/tables.js';
 import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
+import { BIG_EVENT_EXTRA_BYTES, feedOrder, inlineBytes, keepWithin, keptWithin, type ReadEvent } from './feed-budget.js';
+import { compareFeed, positionKey, type FeedPosition } from './feed-position.js';
 
-/** A feed position: events are ordered by (tx, position), see docs/event-feed.md. */
-export interface FeedPosition {
-  tx: number;
-  position: number;
-}
-
-/** Feed order: negative when `a` comes first, positive when it comes after `b`, 0 for the same position. */
-export const compareFeed = (a: FeedPosition, b: FeedPosition): number => a.tx - b.tx || a.position - b.position;
-
-/** Whether `a` comes after `b` in the feed's order. */
-export const beyond = (a: FeedPosition, b: FeedPosition): boolean => compareFeed(a, b) > 0;
+export { beyond, compareFeed, type FeedPosition } from './feed-position.js';
 
 /** An event as the feed reads it: its position, what streams filter on, and its JSON (DialectCapabilities.eventJson). */
 export interface FeedRow extends FeedPosition {
@@ -29,6 +21,9 @@ export interface FeedFilter {
   operational?: boolean;
 }
 
+/** Where a read without a cursor starts: before every event. */
+const BEFORE_ALL: FeedPosition = { tx: -1, position: -1 };
+
 /**
  * What every feed statement shares: the horizon and the filters. SQLite's horizon is a constant, written into each
  * part so that the feed index serves the order (joined from a CTE, SQLite sorted every page in a temporary B-tree:
@@ -43,32 +38,52 @@ function feedStatementParts(caps: DialectCapabilities, filter: FeedFilter) {
   const [withHorizon, fromHorizon, h] = caps.feedHorizonOnce
     ? [sql`with horizon as (select ${caps.feedHorizon()} as h)`, sql`, horizon`, sql`horizon.h`]
     : [sql``, sql``, caps.feedHorizon()];
-  return { withHorizon, fromHorizon, h, matching: sql`${byCollection} ${byTopic} ${byKind}` };
+  const headRow = sql`
+    select tx, position
+      from events${fromHorizon}
+     where position is not null and tx < ${h}
+     order by tx desc, position desc
+     limit 1`;
+  return { withHorizon, fromHorizon, h, matching: sql`${byCollection} ${byTopic} ${byKind}`, headRow };
 }
 
 /**
- * One page of the feed after `after` (null: from the oldest), and the head: the last position readable now. One
- * statement, so the page and the head come from one snapshot, and only under the horizon (below it nothing can
- * commit any more; see DialectCapabilities.feedHorizon): a position handed out is never passed by a later commit.
+ * A read's first statement (feed-budget.ts): each event's JSON when its stored payload is at most `inline` bytes, else
+ * null and, as `big`, the payload's size; octet_length reads neither SQLite's overflow pages nor PostgreSQL's TOAST,
+ * and the JSON of a big event is never built. A null payload (none stored) is small.
+ */
+const inlineJson = (caps: DialectCapabilities, inline: number): RawBuilder<string | null> =>
+  sql`case when octet_length(payload) > ${inline} then null else ${caps.eventJson()} end`;
+const bigSize = (inline: number): RawBuilder<number | null> => sql`case when octet_length(payload) > ${inline} then octet_length(payload) end`;
+
+const headOf = (r: { tx: unknown; position: unknown } | undefined): FeedPosition | null => (r ? { tx: Number(r.tx), position: Number(r.position) } : null);
+
+/**
+ * One read of the feed after `after` (null: from the oldest) for the event streams, and the head: the last position
+ * readable now. One statement, so the page and the head come from one snapshot, and only under the horizon (below
+ * it nothing can commit any more; see DialectCapabilities.feedHorizon): a position handed out is never passed by a
+ * later commit. At most `limit` events, cut at `budget` bytes of JSON (at least one event) as they are read
+ * (feed-budget.ts); `full` when the limit or the budget cut it, so that more may follow at once.
  */
 export async function readFeed(
   db: Kysely<Tables>,
   caps: DialectCapabilities,
-  opts: { after: FeedPosition | null; filter: FeedFilter; limit: number },
-): Promise<{ rows: FeedRow[]; head: FeedPosition | null }> {
-  const after = opts.after ?? { tx: -1, position: -1 };
+  opts: { after: FeedPosition | null; filter: FeedFilter; limit: number; budget: number },
+): Promise<{ rows: FeedRow[]; head: FeedPosition | null; full: boolean }> {
+  const after = opts.after ?? BEFORE_ALL;
+  const inline = inlineBytes(opts.budget, opts.limit);
   const { withHorizon, fromHorizon, h, matching } = feedStatementParts(caps, opts.filter);
-  const { rows } = await sql<FeedRow & { head: boolean }>`
+  const { rows } = await sql<{ json: string | null; big: number | null; topic: string; collection: string; tx: number; position: number; head: boolean }>`
     ${withHorizon}
     select * from (
-      select ${caps.eventJson()} as json, topic, collection, tx, position, false as head
+      select ${inlineJson(caps, inline)} as json, ${bigSize(inline)} as big, topic, collection, tx, position, false as head
         from events${fromHorizon}
        where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${matching}
        order by tx, position
        limit ${opts.limit}) page
     union all
     select * from (
-      select null as json, topic, collection, tx, position, true as head
+      select cast(null as text) as json, cast(null as bigint) as big, topic, collection, tx, position, true as head
         from events${fromHorizon}
        where position is not null and tx < ${h}
        order by tx desc, position desc
@@ -79,27 +94,53 @@ export async function readFeed(
     .filter((r) => !r.head)
     .map((r) => ({ ...r, tx: Number(r.tx), position: Number(r.position) }))
     .sort(compareFeed);
-  const last = rows.find((r) => r.head);
-  return { rows: page, head: last ? { tx: Number(last.tx), position: Number(last.position) } : null };
+  const events = page.map((r): ReadEvent<string> => ({ at: r, json: r.json, size: r.json !== null ? Buffer.byteLength(r.json) : Number(r.big) + BIG_EVENT_EXTRA_BYTES }));
+  const { kept } = await keepWithin(events, opts.budget, (json) => Buffer.byteLength(json), (at) => readEventJson(db, caps, at, 'text'));
+  return {
+    rows: kept.map((e, i) => ({ tx: e.at.tx, position: e.at.position, topic: page[i]!.topic, collection: page[i]!.collection, json: e.json })),
+    head: headOf(rows.find((r) => r.head)),
+    full: kept.length < page.length || (opts.limit > 0 && page.length === opts.limit),
+  };
 }
 
 /** The position of the newest event in the feed, whatever the horizon; retention never removes it. */
 export async function newestFeedPosition(db: Kysely<Tables>): Promise<FeedPosition | null> {
   const { rows } = await sql<FeedPosition>`select tx, position from events where position is not null order by tx desc, position desc limit 1`.execute(db);
-  const r = rows[0];
-  return r ? { tx: Number(r.tx), position: Number(r.position) } : null;
+  return headOf(rows[0]);
+}
+
+/**
+ * The JSON of the feed events at these positions (the big events a read kept), by position: UTF-8 bytes where the
+ * driver hands them over so (`bytes`, DialectCapabilities.textBytes), else text. The list is padded to a power of two
+ * (its last position repeated) so that few statement texts exist for the statement caches.
+ */
+export async function readEventJson(db: Kysely<Tables>, caps: DialectCapabilities, at: readonly FeedPosition[], as: 'text'): Promise<Map<string, string>>;
+export async function readEventJson(db: Kysely<Tables>, caps: DialectCapabilities, at: readonly FeedPosition[], as: 'bytes'): Promise<Map<string, Buffer>>;
+export async function readEventJson(db: Kysely<Tables>, caps: DialectCapabilities, at: readonly FeedPosition[], as: 'text' | 'bytes'): Promise<Map<string, string | Buffer>> {
+  const padded = [...at];
+  while (padded.length & (padded.length - 1)) padded.push(at[at.length - 1]!);
+  const json = as === 'bytes' ? caps.textBytes(caps.eventJson()) : caps.eventJson();
+  const values = sql.join(padded.map((p) => sql`(cast(${p.tx} as bigint), cast(${p.position} as bigint))`));
+  const { rows } = await sql<{ json: string | Buffer; tx: number; position: number }>`
+    select ${json} as json, tx, position from events
+     where position is not null and (tx, position) in (values ${values})`.execute(db);
+  const found = new Map<string, string | Buffer>();
+  for (const r of rows) found.set(positionKey(headOf(r)!), as === 'bytes' && typeof r.json === 'string' ? Buffer.from(r.json) : r.json);
+  return found;
 }
 
 /** One page of the feed as the database joined it: its events' JSON, comma-separated, and where it ends. */
 export interface JoinedPage {
-  /** The kept events' JSON joined with commas (UTF-8 bytes or text, as the dialect returns it); null when none. */
-  items: Buffer | string | null;
+  /** The kept events' JSON joined with commas (UTF-8 bytes); null when none. */
+  items: Buffer | null;
   /** Events kept (within the byte budget), and events read (up to the limit) before the budget cut. */
   kept: number;
   read: number;
   /** The last kept event's position. */
   last: FeedPosition | null;
   head: FeedPosition | null;
+  /** Bytes of event JSON the database returned for the page, both statements: the budget applied as it was read. */
+  bytesRead: number;
 }
 
 /**
@@ -108,9 +149,8 @@ export interface JoinedPage {
  * 1,000 events of 1.4 KB reaches JavaScript as one Buffer and two short strings: walking 100,000 events, 2.7 ms a
  * page, where reading the rows and making the JSON in JavaScript took 6.4 ms (W9). PostgreSQL sends the JSON
  * row by row (one 1.4 MB value is slower through the driver than 1,000 small ones). Same horizon, same snapshot as
- * readFeed.
+ * readFeed, and the same budget as it reads (feed-budget.ts): a big event is only a size in the joined value.
  *
- * The events are kept in order while their JSON and the commas between fit `budget` bytes (the first one always).
  * An aggregate takes its rows in the order the ordered subquery yields them (SQLite does, without promising it; an
  * ORDER BY inside the aggregate would sort 1.4 MB again): the positions, joined in the same pass, say the order the
  * items came in, and a page that did not come in feed order is put in order here by the sizes.
@@ -120,97 +160,91 @@ export async function readFeedPage(
   caps: DialectCapabilities,
   opts: { after: FeedPosition; filter: FeedFilter; limit: number; budget: number },
 ): Promise<JoinedPage> {
-  const { after } = opts;
-  const { withHorizon, fromHorizon, h, matching } = feedStatementParts(caps, opts.filter);
+  const { after, budget } = opts;
+  const inline = inlineBytes(budget, opts.limit);
+  const { withHorizon, fromHorizon, h, matching, headRow } = feedStatementParts(caps, opts.filter);
   const page = sql`
-    select ${caps.eventJson()} as json, tx, position
+    select ${inlineJson(caps, inline)} as json, ${bigSize(inline)} as big, tx, position
       from events${fromHorizon}
      where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${matching}
      order by tx, position
      limit ${opts.limit}`;
-  const headRow = sql`
-    select tx, position
-      from events${fromHorizon}
-     where position is not null and tx < ${h}
-     order by tx desc, position desc
-     limit 1`;
-  const headOf = (r: { tx: number | null; position: number | null } | undefined) => (r ? { tx: Number(r.tx), position: Number(r.position) } : null);
+  const readBig = (at: FeedPosition[]) => readEventJson(db, caps, at, 'bytes');
   const join = caps.joinPage;
   if (join) {
+    // A big event's size goes in negative: its JSON is not in `items`.
     const { rows } = await sql<{ items: Buffer | string | null; sizes: string | null; positions: string | null; tx: number | null; position: number | null }>`
       ${withHorizon}
-      select ${join.json(sql`json`)} as items, ${join.text(sql`octet_length(json)`)} as sizes, ${join.text(sql`tx || '.' || position`)} as positions,
+      select ${join.json(sql`json`)} as items, ${join.text(sql`coalesce(octet_length(json), -big)`)} as sizes, ${join.text(sql`tx || '.' || position`)} as positions,
              cast(null as bigint) as tx, cast(null as bigint) as position
         from (${page}) page
       union all
       select * from (select cast(null as text), cast(null as text), cast(null as text), tx, position from (${headRow}) h) head`.execute(db);
     const joined = rows.find((r) => r.tx === null)!;
     const head = headOf(rows.find((r) => r.tx !== null));
-    if (joined.items === null || joined.sizes === null || joined.positions === null) return { items: null, kept: 0, read: 0, last: null, head };
-    return { ...keepInBudget(joined.items, joined.sizes.split(',').map(Number), joined.positions.split(',').map(toPosition), opts.budget), head };
+    if (joined.sizes === null || joined.positions === null) return { items: null, kept: 0, read: 0, last: null, head, bytesRead: 0 };
+    const items = joined.items === null ? Buffer.alloc(0) : typeof joined.items === 'string' ? Buffer.from(joined.items) : joined.items;
+    const sizes = joined.sizes.split(',').map(Number);
+    const positions = joined.positions.split(',').map(toPosition);
+    const order = feedOrder(positions);
+    // The hot path: every event read whole, in order, within the budget: the joined value is the page as it is.
+    if (order === null && sizes.every((s) => s >= 0) && keptWithin(sizes, budget) === sizes.length) {
+      return { items, kept: sizes.length, read: sizes.length, last: positions.at(-1)!, head, bytesRead: items.length };
+    }
+    const events: Array<ReadEvent<Buffer>> = [];
+    let at = 0;
+    for (const size of sizes) {
+      events.push(size >= 0 ? { at: positions[events.length]!, json: items.subarray(at, at + size), size } : { at: positions[events.length]!, json: null, size: BIG_EVENT_EXTRA_BYTES - size });
+      if (size >= 0) at += size + 1;
+    }
+    const ordered = order === null ? events : order.map((k) => events[k]!);
+    const { kept, bigBytes } = await keepWithin(ordered, budget, (json) => json.length, readBig);
+    return { ...joinEvents(kept), read: sizes.length, head, bytesRead: items.length + bigBytes };
   }
-  const statement = sql<{ json: string | null; tx: number; position: number }>`
+  const statement = sql<{ json: string | null; big: number | null; tx: number; position: number; head: boolean }>`
     ${withHorizon}
-    select * from (${page}) page
+    select * from (select *, false as head from (${page}) p) page
     union all
-    select * from (select cast(null as text), tx, position from (${headRow}) h) head`.compile(db);
+    select * from (select cast(null as text), cast(null as bigint), tx, position, true from (${headRow}) h) head`.compile(db);
   caps.keepPlan(statement.sql);
   const { rows } = await db.executeQuery(statement);
-  const events = rows.filter((r) => r.json !== null);
-  const head = headOf(rows.find((r) => r.json === null));
-  if (events.length === 0) return { items: null, kept: 0, read: 0, last: null, head };
-  const positions = events.map((r) => ({ tx: Number(r.tx), position: Number(r.position) }));
-  // The events' UTF-8 written straight into one buffer, commas between: joining 1,000 strings of 1.4 KB and encoding
-  // the result took 2.1 ms a page, a buffer per event and a copy into one 1.0 ms, this 0.4 ms (W9). UTF-8 sizes
-  // counted here: the database's own octet_length counts in its encoding, which need not be UTF-8.
-  const sizes = events.map((r) => Buffer.byteLength(r.json!));
-  const items = Buffer.allocUnsafe(sizes.reduce((sum, size) => sum + size, events.length - 1));
-  let at = 0;
-  for (const [i, r] of events.entries()) {
-    if (i > 0) items[at++] = COMMA[0]!;
-    at += items.write(r.json!, at);
+  const read = rows.filter((r) => !r.head);
+  const head = headOf(rows.find((r) => r.head));
+  if (read.length === 0) return { items: null, kept: 0, read: 0, last: null, head, bytesRead: 0 };
+  // UTF-8 sizes counted here: the database's own octet_length counts in its encoding, which need not be UTF-8.
+  const sizes = read.map((r) => (r.json !== null ? Buffer.byteLength(r.json) : Number(r.big) + BIG_EVENT_EXTRA_BYTES));
+  const inlineRead = read.reduce((sum, r, i) => sum + (r.json !== null ? sizes[i]! : 0), 0);
+  const positions = read.map((r) => ({ tx: Number(r.tx), position: Number(r.position) }));
+  const kept = keptWithin(sizes, budget);
+  if (read.slice(0, kept).every((r) => r.json !== null)) {
+    // The hot path: the events' UTF-8 written straight into one buffer, commas between: joining 1,000 strings of
+    // 1.4 KB and encoding the result took 2.1 ms a page, a buffer per event and a copy into one 1.0 ms, this 0.4 ms (W9).
+    const items = Buffer.allocUnsafe(sizes.slice(0, kept).reduce((sum, size) => sum + size, kept - 1));
+    let at = 0;
+    for (let i = 0; i < kept; i++) {
+      if (i > 0) items[at++] = COMMA[0]!;
+      at += items.write(read[i]!.json!, at);
+    }
+    return { items, kept, read: read.length, last: positions[kept - 1]!, head, bytesRead: inlineRead };
   }
-  return { ...keepInBudget(items, sizes, positions, opts.budget), head };
+  const events = read.map((r, i): ReadEvent<Buffer> => ({ at: positions[i]!, json: r.json === null ? null : Buffer.from(r.json), size: sizes[i]! }));
+  const done = await keepWithin(events, budget, (json) => json.length, readBig);
+  return { ...joinEvents(done.kept), read: read.length, head, bytesRead: inlineRead + done.bigBytes };
+}
+
+/** The kept events' JSON, commas between, and the last one's position. */
+function joinEvents(kept: ReadonlyArray<{ at: FeedPosition; json: Buffer }>): Pick<JoinedPage, 'items' | 'kept' | 'last'> {
+  const parts: Buffer[] = [];
+  for (const e of kept) {
+    if (parts.length > 0) parts.push(COMMA);
+    parts.push(e.json);
+  }
+  return { items: Buffer.concat(parts), kept: kept.length, last: kept.at(-1)!.at };
 }
 
 const toPosition = (text: string): FeedPosition => {
   const dot = text.indexOf('.');
   return { tx: Number(text.slice(0, dot)), position: Number(text.slice(dot + 1)) };
 };
-
-/** The items in feed order, as many as fit the budget (at least one); the joined value is used as it is when it can be. */
-export function keepInBudget(items: Buffer | string, sizes: readonly number[], positions: readonly FeedPosition[], budget: number): Omit<JoinedPage, 'head'> {
-  let order: number[] | null = null;
-  for (let i = 1; i < positions.length; i++) {
-    if (!beyond(positions[i]!, positions[i - 1]!)) {
-      order = positions.map((_, k) => k).sort((x, y) => compareFeed(positions[x]!, positions[y]!));
-      break;
-    }
-  }
-  const ordered = order ?? positions.map((_, k) => k);
-  let kept = 0;
-  let bytes = -1;
-  for (const k of ordered) {
-    if (kept > 0 && bytes + 1 + sizes[k]! > budget) break;
-    bytes += 1 + sizes[k]!;
-    kept++;
-  }
-  const last = positions[ordered[kept - 1]!]!;
-  if (order === null && kept === sizes.length) return { items, kept, read: sizes.length, last };
-  // Cut or reordered: slices of the UTF-8 bytes, by the sizes.
-  const all = typeof items === 'string' ? Buffer.from(items) : items;
-  const starts: number[] = [];
-  let at = 0;
-  for (const size of sizes) {
-    starts.push(at);
-    at += size + 1;
-  }
-  const parts: Buffer[] = [];
-  for (const k of ordered.slice(0, kept)) {
-    if (parts.length > 0) parts.push(COMMA);
-    parts.push(all.subarray(starts[k]!, starts[k]! + sizes[k]!));
-  }
-  return { items: Buffer.concat(parts), kept, read: sizes.length, last };
-}
 
 const COMMA = Buffer.from(',');

@@ -53,7 +53,7 @@ export async function feedPage(ctx: Context, req: FeedPageRequest): Promise<Buff
   // Without a cursor the feed starts after what retention pruned: an event kept below it (a dead job still needs it)
   // is no longer in the feed, and a cursor pointing at it would be refused.
   const start = req.after ?? pruned ?? ORIGIN;
-  const after = start === 'now' ? ((await readFeed(db, caps, { after: null, filter: req.filter, limit: 0 })).head ?? ORIGIN) : start;
+  const after = start === 'now' ? ((await readFeed(db, caps, { after: null, filter: req.filter, limit: 0, budget: 0 })).head ?? ORIGIN) : start;
   const ahead = req.readAhead ? await req.readAhead.pages.take(readAheadKey(after, req)) : null;
   if (ahead) req.readAhead!.pages.hits++;
   const { bytes, fullThrough } = ahead ?? (await readPage(ctx, after, req));
@@ -103,8 +103,7 @@ function page(p: JoinedPage, after: FeedPosition, req: FeedPageRequest): PageByt
   const next = full && p.last ? p.last : laterOf(p.head, after);
   const position = { tx: next.tx, position: next.position };
   const close = `${FRAME_CLOSE}${JSON.stringify(encodeFeedCursor(position))}}`;
-  const bytes =
-    typeof p.items === 'string' ? Buffer.from(`${FRAME_OPEN}${p.items}${close}`) : Buffer.concat([OPEN_BYTES, p.items ?? Buffer.alloc(0), Buffer.from(close)]);
+  const bytes = Buffer.concat([OPEN_BYTES, p.items ?? Buffer.alloc(0), Buffer.from(close)]);
   return { bytes, fullThrough: full && p.last ? position : null };
 }
 

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { authenticateBearer } from '../../auth/api-tokens.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { decodeFeedCursor, feedCollections, feedPage, FeedWaker, forbiddenCollection } from '../../events/feed.js';
+import { decodeFeedCursor, feedCollections, feedPage, FeedWaker, forbiddenCollection, refuseUnissued } from '../../events/feed.js';
 import { FeedFanout, STREAM_TIMING, type StreamTiming } from '../../events/feed-fanout.js';
 import { FeedReadAhead } from '../../events/feed-read-ahead.js';
 import { resolveSession } from '../../auth/sessions.js';
@@ -125,14 +125,16 @@ function refuseUnlessEventStream(accept: string | undefined): void {
 
 type StreamQueryValue = { after?: string; collection?: string[]; topic?: string[] };
 
-/** Last-Event-ID wins over `after`; neither: the present. */
+/** Last-Event-ID wins over `after`; neither: the present. Also which of the two named it, for an error's path. */
 function streamStart(request: FastifyRequest, query: StreamQueryValue) {
   const header = request.headers['last-event-id'];
   const fromHeader = typeof header === 'string' && header !== '' ? decodeFeedCursor(header, 'Last-Event-ID') : null;
-  return fromHeader ?? decodeFeedCursor(query.after) ?? 'now';
+  if (fromHeader !== null) return { start: fromHeader, parameter: 'Last-Event-ID' };
+  return { start: decodeFeedCursor(query.after) ?? 'now', parameter: 'after' };
 }
 
 async function answerStream(
+  ctx: Context,
   feed: FeedRuntime,
   request: FastifyRequest,
   query: StreamQueryValue,
@@ -140,8 +142,10 @@ async function answerStream(
   opts: { collections: readonly string[] | null; operational?: boolean; owner: string; recheck: () => Promise<AppError | null> },
 ): Promise<void> {
   refuseUnlessEventStream(request.headers.accept);
-  const start = streamStart(request, query);
+  const { start, parameter } = streamStart(request, query);
   feed.fanout.admit(opts.owner);
+  // A position beyond the newest event was never handed out: 400 before any byte of the stream (SPEC §12).
+  if (start !== 'now') await refuseUnissued(ctx.database.db, start, null, parameter);
   reply.hijack();
   await feed.fanout.open({
     res: reply.raw,
@@ -198,7 +202,7 @@ export const eventRoutes =
     }, async (request, reply) => {
       const token = request.auth.token!;
       const authorization = request.headers.authorization;
-      await answerStream(feed, request, request.query, reply, {
+      await answerStream(ctx, feed, request, request.query, reply, {
         collections: await tokenFeedCollections(ctx, token.collections, request.query.collection),
         owner: tokenOwner(token.id),
         // A revoked or deleted token, or one that lost events:read, ends its streams.
@@ -226,7 +230,7 @@ export const adminEventRoutes =
       schema: streamSchema('streamAdminEvents', 'The event feed as Server-Sent Events, every collection', [{ adminSession: [], csrfToken: [] }]),
     }, async (request, reply) => {
       const cookie = request.cookies[SESSION_COOKIE] ?? '';
-      await answerStream(feed, request, request.query, reply, {
+      await answerStream(ctx, feed, request, request.query, reply, {
         collections: feedCollections(null, request.query.collection),
         operational: true,
         owner: sessionOwner(request.auth.session!.idHash),
