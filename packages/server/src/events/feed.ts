@@ -38,6 +38,11 @@ export interface FeedPageRequest {
   waker: FeedWaker;
   /** Reads the next page ahead after a full one, once `whenSent` says this one is on its way (feed-read-ahead.ts). */
   readAhead?: { pages: FeedReadAhead; whenSent: (start: () => void) => void };
+  /**
+   * Called once, when the request is about to wait (its first read found nothing): takes one of its owner's places
+   * for waiting long-polls and returns their release, or throws `rate_limited` (SVC_LONG_POLLS_PER_TOKEN).
+   */
+  holdWait?: () => () => void;
 }
 
 /**
@@ -61,16 +66,28 @@ export async function feedPage(ctx: Context, req: FeedPageRequest): Promise<Buff
   return bytes;
 }
 
-/** A page read for a request: waits (long-poll) while there is nothing to show. */
+/**
+ * A page read for a request: waits (long-poll) while there is nothing to show. Each read that finds nothing has
+ * examined every event up to the head it saw, none of which matched: the next read starts there, not at `after`
+ * (SPEC §12), so a long-poll on a quiet collection beside a busy one reads only what committed since its last look.
+ */
 async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest): Promise<PageBytes> {
   const { db, caps } = ctx.database;
   const deadline = Date.now() + req.waitMs;
   const budget = req.maxBytes - PAGE_FRAME_MAX_BYTES;
-  for (let first = true; ; first = false) {
-    const joined = await readFeedPage(db, caps, { after, filter: req.filter, limit: req.limit, budget });
-    if (first) await refuseUnissued(db, after, joined.head, 'after');
-    if (joined.kept > 0 || Date.now() >= deadline || req.signal.aborted) return page(joined, after, req);
-    await req.waker.wait(Math.min(RECHECK_MS, deadline - Date.now()), req.signal);
+  let from = after;
+  let release: (() => void) | null = null;
+  try {
+    for (let first = true; ; first = false) {
+      const joined = await readFeedPage(db, caps, { after: from, filter: req.filter, limit: req.limit, budget });
+      if (first) await refuseUnissued(db, after, joined.head, 'after');
+      if (joined.kept > 0 || Date.now() >= deadline || req.signal.aborted) return page(joined, from, req);
+      from = laterOf(joined.head, from);
+      release ??= req.holdWait?.() ?? null;
+      await req.waker.wait(Math.min(RECHECK_MS, deadline - Date.now()), req.signal);
+    }
+  } finally {
+    release?.();
   }
 }
 

@@ -8,6 +8,7 @@ import { AppError } from '../../errors.js';
 import { decodeFeedCursor, feedCollections, feedPage, FeedWaker, forbiddenCollection, refuseUnissued } from '../../events/feed.js';
 import { FeedFanout, STREAM_TIMING, type StreamTiming } from '../../events/feed-fanout.js';
 import { FeedReadAhead } from '../../events/feed-read-ahead.js';
+import { OwnerSlots } from '../../events/owner-slots.js';
 import { resolveSession } from '../../auth/sessions.js';
 import { SESSION_COOKIE } from '../auth.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
@@ -47,6 +48,8 @@ export interface FeedRuntime {
   fanout: FeedFanout;
   /** Full pages read ahead for readers catching up (events/feed-read-ahead.ts). */
   readAhead: FeedReadAhead;
+  /** Long-polls waiting per token or admin session (SVC_LONG_POLLS_PER_TOKEN). */
+  waits: OwnerSlots;
   closing: AbortSignal;
   close(): Promise<void>;
 }
@@ -79,6 +82,7 @@ export function createFeedRuntime(ctx: Context, timing: StreamTiming = STREAM_TI
     waker,
     fanout,
     readAhead,
+    waits: new OwnerSlots(ctx.config.longPollsPerToken),
     closing: closing.signal,
     // A closing server answers its long-polls at once and ends its streams rather than holding the shutdown.
     async close() {
@@ -160,15 +164,32 @@ async function answerStream(
 
 type FeedQueryValue = { after?: string; limit?: number; collection?: string[]; topic?: string[]; wait?: number };
 
-const answerPage = async (ctx: Context, feed: FeedRuntime, reply: FastifyReply, q: FeedQueryValue, collections: readonly string[] | null, operational = false) =>
+/** A long-poll stops waiting when svc closes or its client leaves (its place then frees at once). */
+function waitSignal(feed: FeedRuntime, reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => gone.abort());
+  return AbortSignal.any([feed.closing, gone.signal]);
+}
+
+/** Takes one of the owner's places for a waiting long-poll, else 429 (SVC_LONG_POLLS_PER_TOKEN). */
+const holdWait = (ctx: Context, feed: FeedRuntime, owner: string) => (): (() => void) => {
+  const release = feed.waits.take(owner);
+  if (release) return release;
+  throw new AppError('rate_limited', `At most ${ctx.config.longPollsPerToken} long-polls per token may wait at once in one process; retry shortly.`, {
+    headers: { 'retry-after': '1' },
+  });
+};
+
+const answerPage = async (ctx: Context, feed: FeedRuntime, reply: FastifyReply, q: FeedQueryValue, opts: { collections: readonly string[] | null; owner: string; operational?: boolean }) =>
   feedPage(ctx, {
     after: decodeFeedCursor(q.after),
-    filter: { collections, topics: q.topic ?? null, operational },
+    filter: { collections: opts.collections, topics: q.topic ?? null, operational: opts.operational === true },
     limit: q.limit ?? 100,
     waitMs: (q.wait ?? 0) * 1000,
     maxBytes: ctx.config.listMaxBytes,
-    signal: feed.closing,
+    signal: q.wait ? waitSignal(feed, reply) : feed.closing,
     waker: feed.waker,
+    holdWait: holdWait(ctx, feed, opts.owner),
     // The next page is read in the turn after this one is written to the socket (the handler's answer is sent in a
     // microtask, before any immediate). Waiting for 'finish' (every byte flushed to the kernel) held the next read of
     // a 1.4 MB page until the client had pulled most of it: W9 SQLite 183-206k events/s against 210-242k, 2 runs each.
@@ -178,7 +199,7 @@ const answerPage = async (ctx: Context, feed: FeedRuntime, reply: FastifyReply, 
 const feedSchema = {
   tags: ['events'],
   querystring: FeedQuery,
-  response: { 200: ref(EventList), ...errorResponses(400, 401, 403, 410) },
+  response: { 200: ref(EventList), ...errorResponses(400, 401, 403, 410, 429) },
 };
 
 export const eventRoutes =
@@ -194,7 +215,9 @@ export const eventRoutes =
         security: [{ bearerAuth: [] }],
       },
     }, async (request, reply) => {
-      const json = await answerPage(ctx, feed, reply, request.query, await tokenFeedCollections(ctx, request.auth.token!.collections, request.query.collection));
+      const token = request.auth.token!;
+      const collections = await tokenFeedCollections(ctx, token.collections, request.query.collection);
+      const json = await answerPage(ctx, feed, reply, request.query, { collections, owner: tokenOwner(token.id) });
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/api/v1/events/stream', {
@@ -223,7 +246,8 @@ export const adminEventRoutes =
     app.get('/admin/v1/events', {
       schema: { operationId: 'listAdminEvents', ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
     }, async (request, reply) => {
-      const json = await answerPage(ctx, feed, reply, request.query, feedCollections(null, request.query.collection), true);
+      const collections = feedCollections(null, request.query.collection);
+      const json = await answerPage(ctx, feed, reply, request.query, { collections, owner: sessionOwner(request.auth.session!.idHash), operational: true });
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/admin/v1/events/stream', {
