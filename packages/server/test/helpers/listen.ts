@@ -131,7 +131,7 @@ export function spawnListen(args: string[], env: Record<string, string> = cleanE
     exit,
     out: () => out,
     /** Waits for the output to match; the first group (or the whole match). */
-    wait: async (pattern: RegExp, what: string, timeoutMs = 20_000) => {
+    wait: async (pattern: RegExp, what: string, timeoutMs = 60_000) => {
       const m = await waitFor(() => pattern.exec(out), what, timeoutMs).catch((err: Error) => {
         throw new Error(`${err.message}; listen said:\n${out}`);
       });

@@ -43,7 +43,7 @@ describe.each(DIALECTS)('svc listen retries a failed forward and resumes where i
       const ids = await feed.eventIds();
       return ids.length === 2 ? ids : null;
     }, 'two events');
-    await waitFor(() => ok().length === 2, 'both events forwarded with 200', 20_000);
+    await waitFor(() => ok().length === 2, 'both events forwarded with 200', 60_000);
     expect(receiver.received.map((r) => [r.eventId, r.status])).toEqual([[e1, 503], [e1, 500], [e1, 200], [e2, 200]]);
     expect(new Set(receiver.received.filter((r) => r.eventId === e1).map((r) => r.delivery))).toEqual(new Set([deliveryIdFor(e1!)]));
     expect(first.out()).toContain(`${e1} -> 503, retrying in 1s`);
@@ -81,5 +81,5 @@ describe.each(DIALECTS)('svc listen retries a failed forward and resumes where i
     cleanups.push(() => unknown.kill());
     expect(await unknown.exit).toBe(1);
     expect(unknown.out()).toContain('no such event in the feed');
-  }, 120_000);
+  }, 240_000);
 });

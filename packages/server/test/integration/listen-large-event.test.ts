@@ -33,5 +33,5 @@ describe.each(DIALECTS)('svc listen and the largest events (%s)', (dialect) => {
     expect(receiver.received.map((r) => [r.topic, r.status])).toEqual([['record.created', 200], ['record.updated', 200]]);
     expect(receiver.received[1]!.bytes).toBeGreaterThan(2 * size);
     expect(await listen.interrupt()).toBe(0);
-  }, 120_000);
+  }, 240_000);
 });

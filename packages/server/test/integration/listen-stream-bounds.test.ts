@@ -156,7 +156,7 @@ describe('svc listen against a broken SSE server', () => {
     // Waiting out the 60 s is listen's own timer; Ctrl-C ends it at once.
     stop.abort();
     expect(await done).toBe('c0');
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('readSse', () => {

@@ -50,5 +50,5 @@ describe('svc listen token sources', () => {
     await refused(['--token-file', join(dir, 'missing')], {}, '--token-file: ENOENT');
     // A bad token from the variable is refused by svc, as from the flag.
     await refused([], { SVC_TOKEN: 'svc_pat_nope' }, '401');
-  }, 120_000);
+  }, 240_000);
 });

@@ -46,9 +46,9 @@ describe.each(DIALECTS)('svc listen (%s)', (dialect) => {
     let stdout = '';
     child.stdout!.on('data', (d) => (stdout += d));
     child.stderr!.on('data', (d) => (stdout += d));
-    secret = (await waitFor(() => /signing secret: (whsec_\S+)/.exec(stdout)?.[1], 'the secret', 20_000))!;
+    secret = (await waitFor(() => /signing secret: (whsec_\S+)/.exec(stdout)?.[1], 'the secret', 60_000))!;
     const connections = () => stdout.match(/connected: following/g)?.length ?? 0;
-    await waitFor(() => connections() === 1, 'listen to connect', 20_000);
+    await waitFor(() => connections() === 1, 'listen to connect', 60_000);
 
     await write(5);
     await waitFor(() => receiver.received.length === 5, 'five forwards', 20_000);
@@ -81,7 +81,7 @@ describe.each(DIALECTS)('svc listen (%s)', (dialect) => {
     child.kill('SIGINT');
     expect(await exit).toBe(0);
     expect(stdout).toContain('svc listen: stopped');
-  }, 90_000);
+  }, 180_000);
 
   it('refuses what reconnecting cannot fix: a bad token, with status 1', async () => {
     svc = await startTestServer({ dialect, worker: false });
@@ -93,5 +93,5 @@ describe.each(DIALECTS)('svc listen (%s)', (dialect) => {
     const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
     expect(code).toBe(1);
     expect(stderr).toContain('401');
-  }, 30_000);
+  }, 90_000);
 });
