@@ -51,8 +51,11 @@ export async function login(ctx: Context, email: string, password: string, clien
   return { token, idHash, admin: { id: admin.id, email: admin.email }, csrfToken: csrfFor(ctx, token), expiresAt: expiry(ctx, now, now) };
 }
 
-/** The live session behind a cookie value, or null when it is unknown or expired (idle or absolute). */
-export async function resolveSession(ctx: Context, token: string): Promise<ActiveSession | null> {
+/**
+ * The live session behind a cookie value, or null when it is unknown or expired (idle or absolute). `touch: false`
+ * looks without counting it as activity (an admin event stream's re-checks: an open stream must not keep a session alive).
+ */
+export async function resolveSession(ctx: Context, token: string, opts: { touch?: boolean } = {}): Promise<ActiveSession | null> {
   const { db } = ctx.database;
   const now = ctx.clock.now();
   const idHash = sha256Hex(token);
@@ -63,7 +66,7 @@ export async function resolveSession(ctx: Context, token: string): Promise<Activ
     return null;
   }
   let lastSeen = row.lastSeenAt;
-  if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
+  if (opts.touch !== false && now - row.lastSeenAt >= TOUCH_EVERY_MS) {
     await touchSession(db, idHash, now);
     lastSeen = now;
   }

@@ -258,8 +258,9 @@ export const adminEventRoutes =
         collections: feedCollections(null, request.query.collection),
         operational: true,
         owner: sessionOwner(request.auth.session!.idHash),
-        // Logging out (or the session expiring) ends the admin's streams.
-        recheck: async () => ((await resolveSession(ctx, cookie)) ? null : new AppError('unauthorized', 'The admin session has ended.')),
+        // Logging out (or the session expiring) ends the admin's streams. The look-up does not touch the session: a
+        // stream left open is not activity, and the session's idle expiry runs on (SPEC §12).
+        recheck: async () => ((await resolveSession(ctx, cookie, { touch: false })) ? null : new AppError('unauthorized', 'The admin session has ended.')),
       });
     });
   };
