@@ -29,6 +29,12 @@ export const jsonBytes = (item: unknown): number => Buffer.byteLength(JSON.strin
 
 export const FRAME_OPEN = '{"items":[';
 export const FRAME_CLOSE = '],"nextCursor":';
+/**
+ * The longest cursor the API hands out (SPEC §12 "Bounded cursors"), whatever a list's keys or sort values: keyset
+ * cursors cut long sort values to stay within it (records/query/keyset-cursor.ts).
+ */
+export const CURSOR_MAX_CHARS = 1024;
+
 /** The longest cursor decodeCursor takes (keys are ids and names, far shorter), with its quotes. */
 const CURSOR_MAX_BYTES = 402;
 

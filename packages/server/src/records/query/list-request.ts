@@ -7,7 +7,9 @@ import type { Collection } from '../collections-store.js';
 import { recordPageJson } from '../record-page.js';
 import { filterOrThrow, type Filter } from './check.js';
 import { queryPageJson } from './query-page.js';
-import { decodeKeyset, parseProjection, parseSort, queryFingerprint, type SortKey } from './sort.js';
+import { decodeKeyset, sortValuesDigest, type Keyset } from './keyset-cursor.js';
+import { sortValuesOf, type KeysetPosition } from './records-query-store.js';
+import { parseProjection, parseSort, queryFingerprint, type SortKey } from './sort.js';
 
 /** A records list request's query parameters (SPEC §4 and §8). */
 export interface ListParams {
@@ -69,6 +71,19 @@ export async function listRecordsJson(ctx: Context, collection: Collection, p: L
   }
 }
 
+/**
+ * Where a keyset cursor's page starts. A bounded cursor that cut long texts to prefixes (keyset-cursor.ts) is made
+ * exact again from its row, read by id, when that row's sort values are still those the cursor was made from (their
+ * digest); if the row was changed or deleted since, the page starts at the first cut key's prefix (loose), which may
+ * repeat rows whose value starts with that prefix but skips none.
+ */
+async function startOf(database: Database, collection: string, sort: readonly SortKey[], keyset: Keyset): Promise<KeysetPosition> {
+  if (!keyset.cut) return { id: keyset.id, values: keyset.values, loose: null };
+  const current = await sortValuesOf(database.queries, database.caps.query, collection, sort, keyset.id);
+  if (current !== null && sortValuesDigest(current) === keyset.cut.digest) return { id: keyset.id, values: current, loose: null };
+  return { id: keyset.id, values: keyset.values, loose: keyset.cut.keys[0]! };
+}
+
 async function listPage(database: Database, collection: Collection, p: ListParams, maxBytes: number, mac: (text: string) => string): Promise<string> {
   // Filters, sorts and counts can read a whole collection: they run where a query can be stopped (database.queries:
   // SQLite's reader threads, PostgreSQL's pool with statement_timeout). The plain page reads at most limit + 1 rows
@@ -95,9 +110,9 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   const keyset = keyed ? { fingerprint: queryFingerprint(filterText, sortText), mac } : null;
   if (!keyed && p.cursor) refuseKeysetCursor(p.cursor);
   if (!keyed && projection === null && p.count !== true) return recordPageJson(plain, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
-  let after = null;
+  let after: KeysetPosition | null = null;
   if (p.cursor !== undefined && p.cursor !== '') {
-    after = keyset === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [] } : decodeKeyset(p.cursor, sort, keyset, REC_ID);
+    after = keyset === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [], loose: null } : await startOf(database, collection.name, sort, decodeKeyset(p.cursor, sort, keyset, REC_ID));
   }
   return queryPageJson(db, q, { collection: collection.name, filter, sort, after, cacheKey }, { limit, maxBytes, projection, count: p.count === true, keyset });
 }

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { QueryDialect } from '../../db/dialects/types.js';
 import type { RecordsTable, Tables } from '../../db/tables.js';
 import { iso } from '../../lib/clock.js';
-import { LIST_FRAME_MIN_BYTES, encodeCursor, listJson, pageWithin } from '../../lib/cursor.js';
+import { CURSOR_MAX_CHARS, LIST_FRAME_MIN_BYTES, encodeCursor, listJson, pageWithin } from '../../lib/cursor.js';
 import { countMatching, listMatching, listRecordsByIds, type MatchingRow, type RecordQuery } from './records-query-store.js';
-import { encodeKeyset, type KeysetBinding } from './sort.js';
+import { encodeKeyset, type KeysetBinding } from './keyset-cursor.js';
 
 export interface QueryPageOptions {
   limit: number;
@@ -16,9 +16,9 @@ export interface QueryPageOptions {
   keyset: KeysetBinding | null;
 }
 
-/** More than a keyset cursor of this row can take (JSON escapes at most 6 bytes a character, base64 adds a third). */
+/** At least the bytes a keyset cursor of this row takes with its quotes: short rows' cheaply, any row's at most the bound. */
 const cursorBound = (m: MatchingRow): number =>
-  Math.ceil((120 + m.values.reduce<number>((n, v) => n + (typeof v === 'string' ? 6 * v.length : 24), 0)) * 4 / 3) + 2;
+  Math.min(CURSOR_MAX_CHARS, Math.ceil((160 + m.values.reduce<number>((n, v) => n + (typeof v === 'string' ? 6 * v.length : 24), 0)) * 4 / 3)) + 2;
 
 const recordHead = (r: RecordsTable): string =>
   `{"id":"${r.id}","collection":"${r.collection}","version":${r.version},"createdAt":"${iso(r.created_at)}","updatedAt":"${iso(r.updated_at)}","data":`;
@@ -38,7 +38,7 @@ function project(data: string, keep: readonly string[]): string {
 export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, o: QueryPageOptions): Promise<string> {
   const sizes = await listMatching(db, q, query, o.limit + 1, o.maxBytes / (o.limit + 1));
   const total = o.count ? await countMatching(db, q, query) : null;
-  const cursorOf = (m: MatchingRow) => (o.keyset === null ? encodeCursor(m.id) : encodeKeyset({ id: m.id, values: m.values }, o.keyset));
+  const cursorOf = (m: MatchingRow) => (o.keyset === null ? encodeCursor(m.id) : encodeKeyset(m, query.sort, o.keyset));
   const finish = (json: string) => (total === null ? json : `${json.slice(0, -1)},"totalCount":${total}}`);
   if (sizes.length === 0) return finish(listJson([], null));
   // Less than any row's head takes (see record-page.ts), so no row that fits is left out of the plan.

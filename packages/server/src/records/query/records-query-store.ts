@@ -5,13 +5,14 @@ import type { RecordsTable, Tables } from '../../db/tables.js';
 import { COLLECTION_NAME } from '../fields.js';
 import type { Filter } from './check.js';
 import { filterSql, targetSql } from './compile.js';
-import type { Keyset, SortKey } from './sort.js';
+import { textAfterPrefix, type SortValue } from './keyset-cursor.js';
+import type { SortKey } from './sort.js';
 
 export interface RecordQuery {
   collection: string;
   filter: Filter | null;
   sort: readonly SortKey[];
-  after: Keyset | null;
+  after: KeysetPosition | null;
   /**
    * Names this filter and sort on this version of the collection (list-request.ts): the first page's statement,
    * which has no cursor values, is then compiled once and reused.
@@ -43,26 +44,46 @@ function collectionSql(collection: string): RawBuilder<unknown> {
 }
 
 /**
+ * Where a page starts: after the row `id` whose sort values were `values`. `loose` (a key position, or null) says the
+ * value of that key is only a prefix of the row's (a bounded cursor whose row changed since, keyset-cursor.ts): the
+ * page then starts before every value with that prefix, so it may repeat rows but never skips one.
+ */
+export interface KeysetPosition {
+  values: readonly SortValue[];
+  id: string;
+  loose: number | null;
+}
+
+/**
  * Rows after the cursor in sort order (each key, nulls last either way, then id): a disjunction over the key
  * positions, "equal on the keys before, after on this one". A null value has nothing after it but the nulls' ties.
+ * At a loose key the last branch is "equal on the keys before, and this key at or after the prefix": ascending, at
+ * least the prefix; descending, below the least text after every text that starts with it.
  */
-function keysetSql(q: QueryDialect, sort: readonly SortKey[], after: Keyset): RawBuilder<boolean> {
+function keysetSql(q: QueryDialect, sort: readonly SortKey[], after: KeysetPosition): RawBuilder<boolean> {
   const branches: Array<RawBuilder<boolean>> = [];
   const equal: Array<RawBuilder<boolean>> = [];
+  const last = (condition: RawBuilder<boolean>) => sql<boolean>`(${sql.join([...equal, condition], sql.raw(' and '))})`;
   for (let i = 0; i < sort.length; i++) {
     const t = targetSql(q, sort[i]!.target);
     const expr = sql.raw(t.text);
     const v = after.values[i];
+    if (i === after.loose && typeof v === 'string') {
+      const bound = sort[i]!.desc ? textAfterPrefix(v) : v;
+      const within = bound === null ? sql<boolean>`1 = 1` : sort[i]!.desc ? sql<boolean>`${expr} < ${q.param(bound, t.type)}` : sql<boolean>`${expr} >= ${q.param(bound, t.type)}`;
+      branches.push(last(sql<boolean>`(${within} or ${expr} is null)`));
+      return sql<boolean>`(${sql.join(branches, sql.raw(' or '))})`;
+    }
     if (v === null || v === undefined) {
       equal.push(sql<boolean>`${expr} is null`);
       continue;
     }
     const p = q.param(v, t.type);
     const beyond = sort[i]!.desc ? sql<boolean>`${expr} < ${p}` : sql<boolean>`${expr} > ${p}`;
-    branches.push(sql<boolean>`(${sql.join([...equal, t.nullable ? sql<boolean>`(${beyond} or ${expr} is null)` : beyond], sql.raw(' and '))})`);
+    branches.push(last(t.nullable ? sql<boolean>`(${beyond} or ${expr} is null)` : beyond));
     equal.push(sql<boolean>`${expr} = ${p}`);
   }
-  branches.push(sql<boolean>`(${sql.join([...equal, sql<boolean>`id > ${after.id}`], sql.raw(' and '))})`);
+  branches.push(last(sql<boolean>`id > ${after.id}`));
   return sql<boolean>`(${sql.join(branches, sql.raw(' or '))})`;
 }
 
@@ -77,7 +98,7 @@ function whereSql(q: QueryDialect, query: RecordQuery, withKeyset: boolean): Raw
 export interface MatchingRow {
   id: string;
   bytes: number;
-  values: Array<string | number | boolean | null>;
+  values: SortValue[];
   /** The row itself when its data is at most the inline size, else null (read later, only if the page has room). */
   row: RecordsTable | null;
 }
@@ -112,6 +133,19 @@ export async function listMatching(db: Kysely<Tables>, q: QueryDialect, query: R
         ? { id: r.id as string, collection: query.collection, version: Number(r.version), data: r.data, created_at: Number(r.created_at), updated_at: Number(r.updated_at) }
         : null,
   }));
+}
+
+/**
+ * One record's sort values as the list statement reads them (the same expressions, the same conversions), or null
+ * when the record is gone: a bounded cursor's row, read again to find where its page ends (list-request.ts).
+ */
+export async function sortValuesOf(db: Kysely<Tables>, q: QueryDialect, collection: string, sort: readonly SortKey[], id: string): Promise<SortValue[] | null> {
+  const keys = sort.map((k) => targetSql(q, k.target));
+  if (keys.length === 0) return [];
+  const columns = keys.map((k, i) => sql`${sql.raw(k.text)} as ${sql.ref(`s${i}`)}`);
+  const r = await sql<Record<string, unknown>>`select ${sql.join(columns)} from records where collection = ${collectionSql(collection)} and id = ${id}`.execute(db);
+  const row = r.rows[0];
+  return row ? keys.map((k, i) => q.readValue(row[`s${i}`], k.type)) : null;
 }
 
 /** The named records of a collection, data still JSON text, in no particular order. */

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.js';
-import { safeEqual } from '../../lib/crypto.js';
 import type { Field } from '../fields.js';
 import type { Target } from './check.js';
 
@@ -54,57 +53,3 @@ export function parseProjection(raw: string | undefined, fields: readonly Field[
 /** Ties a cursor to the filter and sort it was issued for: another query's cursor is refused. */
 export const queryFingerprint = (filter: string, sort: string): string =>
   createHash('sha256').update(`${filter}\u0000${sort}`).digest('base64url').slice(0, 16);
-
-export interface Keyset {
-  /** The last row's sort values, one per sort key (null: the row had none). */
-  values: Array<string | number | boolean | null>;
-  id: string;
-}
-
-/**
- * What a keyset cursor is bound to: its query's fingerprint, and the server's keyed MAC (a key derived from
- * SVC_SECRET_KEY, the same in every process), so a cursor whose position or query was altered is refused (SPEC §4:
- * opaque, a forged one is `invalid_query`) instead of paging from wherever it says.
- */
-export interface KeysetBinding {
-  fingerprint: string;
-  mac: (text: string) => string;
-}
-
-const keysetMac = (k: Keyset, binding: KeysetBinding): string => binding.mac(`${binding.fingerprint}\u0000${JSON.stringify([k.id, k.values])}`);
-
-/** base64url of JSON {after, v, q}: the last row's id, its sort values, and the MAC of both with the query. */
-export const encodeKeyset = (k: Keyset, binding: KeysetBinding): string =>
-  Buffer.from(JSON.stringify({ after: k.id, v: k.values, q: keysetMac(k, binding) })).toString('base64url');
-
-const VALUE_SHAPE: Record<string, (v: unknown) => boolean> = {
-  text: (v) => typeof v === 'string',
-  number: (v) => typeof v === 'number' && Number.isFinite(v),
-  integer: (v) => typeof v === 'number' && Number.isFinite(v),
-  boolean: (v) => typeof v === 'boolean',
-  datetime: (v) => typeof v === 'string' && /^\d{1,15}\.\d{9}$/.test(v),
-};
-
-/** A cursor this service issued for this query, checked value by value against the sort keys and by its MAC; anything else is `invalid_query`. */
-export function decodeKeyset(raw: string, keys: readonly SortKey[], binding: KeysetBinding, idShape: RegExp): Keyset {
-  const refuse = () => new AppError('invalid_query', 'The cursor is not one this service issued for this filter and sort.', { errors: [{ path: 'cursor', message: 'unknown cursor' }] });
-  let parsed: { after?: unknown; v?: unknown; q?: unknown };
-  try {
-    if (!/^[A-Za-z0-9_-]{1,16384}$/.test(raw)) throw refuse();
-    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as typeof parsed;
-  } catch {
-    throw refuse();
-  }
-  if (parsed === null || typeof parsed !== 'object' || Object.keys(parsed).length !== 3 || typeof parsed.q !== 'string') throw refuse();
-  if (typeof parsed.after !== 'string' || !idShape.test(parsed.after)) throw refuse();
-  const values = parsed.v;
-  if (!Array.isArray(values) || values.length !== keys.length) throw refuse();
-  keys.forEach((k, i) => {
-    const v: unknown = values[i];
-    const type = k.target.kind === 'data' ? k.target.type : k.target.kind === 'id' ? 'text' : 'integer';
-    if (v === null ? k.target.kind !== 'data' : !VALUE_SHAPE[type]!(v)) throw refuse();
-  });
-  const keyset = { id: parsed.after, values: values as Keyset['values'] };
-  if (!safeEqual(parsed.q, keysetMac(keyset, binding))) throw refuse();
-  return keyset;
-}
