@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CLAIM_MAX_BYTES } from '../../src/webhooks/queue/claim.js';
 import type { HeldJob } from '../../src/webhooks/queue/job.js';
 import type { TargetRow } from '../../src/webhooks/targets-store.js';
 import { HOLD_ROUNDS, Scheduler } from '../../src/webhooks/worker/scheduler.js';
@@ -22,7 +23,7 @@ describe('Scheduler.plan', () => {
     s.setTargets([target('a')]);
     s.observe('a', 1); // 1 ms an attempt: 8 slots × 200 ms ÷ 1 ms = 1 600 wanted, capped at 512 a target
     const slots = new Slots(perProcess, perTarget);
-    expect(s.plan(slots)).toEqual([{ webhookId: 'a', limit: 512 }]);
+    expect(s.plan(slots)).toEqual([{ webhookId: 'a', limit: 512, maxBytes: CLAIM_MAX_BYTES }]);
     slots.hold(jobs('a', 400));
     expect(s.plan(slots)).toBeNull();
   });
@@ -39,11 +40,11 @@ describe('Scheduler.plan', () => {
     for (const id of ids) slots.hold(jobs(id, share));
     // One round of attempts done (64, spread over the targets): each still holds well over half its share, so no claim
     // of a few jobs yet (with holds of 512 a target, every target counted as low and each freed round made a claim).
-    for (const h of slots.takeReady()) slots.free(h.job.webhookId);
+    for (const h of slots.takeReady()) slots.free(h.job);
     expect(slots.inFlight).toBe(ids.length * share - perProcess);
     expect(s.plan(slots)).toBeNull();
     // Once one target is down to half its share, it is topped up (and any other a quarter short), and only those.
-    while (slots.busy('t0') > share / 2) for (const h of slots.takeReady('t0')) slots.free(h.job.webhookId);
+    while (slots.busy('t0') > share / 2) for (const h of slots.takeReady('t0')) slots.free(h.job);
     const next = s.plan(slots)!;
     expect(next.find((w) => w.webhookId === 't0')!.limit).toBe(share - slots.busy('t0'));
     expect(next.every((w) => w.limit >= share / 4)).toBe(true);

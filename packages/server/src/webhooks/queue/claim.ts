@@ -4,11 +4,24 @@ import type { DeliveryJobsTable, Tables } from '../../db/tables.js';
 import { envelopeBytes } from '../envelope.js';
 import { newLeaseToken, type HeldJob } from './job.js';
 
-/** How many due jobs of one target to take. */
+/** How many due jobs of one target to take, and how many bytes of them. */
 export interface ClaimRequest {
   webhookId: string;
   limit: number;
+  /**
+   * The jobs' bytes (each its payload and JOB_OVERHEAD_BYTES) this claim may take for the target: its oldest due
+   * jobs while their running sum fits, and always the first, however large. Default CLAIM_MAX_BYTES.
+   */
+  maxBytes?: number;
 }
+
+/**
+ * A claim's bytes when the caller names no budget (SPEC §12: claims are budgeted in bytes as they are read). With
+ * ~2 MB payloads (a 1 MiB record's update event) a claim of 512 jobs would otherwise hold 1 GB.
+ */
+export const CLAIM_MAX_BYTES = 32 * 1024 * 1024;
+/** What a job costs besides its payload: its envelope's other members, and the held job's own objects. */
+export const JOB_OVERHEAD_BYTES = 256;
 
 type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collection' | 'record_id' | 'attempt_count' | 'round_start' | 'lease_id' | 'lease_expires_at'> & {
   payload: Buffer | string | null;
@@ -75,6 +88,14 @@ export async function claim(
  * one statement under the single writer lock, and on PostgreSQL the rows the subqueries return are locked
  * (`for update skip locked`) with the WHERE re-checked on their newest version, so they are still pending when the
  * update reaches them.
+ *
+ * The byte budget is applied in the statement, as the jobs are read, not after: each chosen job's payload size is
+ * read without reading the payload (`octet_length`: SQLite's record header, PostgreSQL's TOAST pointer; the events'
+ * primary key, one probe a job), a running sum in due order (a window over at most `limit` rows) keeps the jobs that
+ * fit and always the first, and only those are updated and have their payload read in RETURNING. The row lock stays
+ * on the innermost query (PostgreSQL refuses FOR UPDATE beside a window function): the jobs it locked beyond the
+ * budget stay pending, unlocked at the statement's commit. Small jobs fit whole: for them the statement takes what
+ * it took before, at the cost of one more primary-key probe a job.
  */
 export function claimStatement(
   caps: DialectCapabilities,
@@ -83,13 +104,19 @@ export function claimStatement(
   const lock = caps.skipLocked ? sql`for update skip locked` : sql``;
   const chosen = opts.targets.map(
     (t) => sql`select id from (
-                 select id from delivery_jobs
-                  where webhook_id = ${t.webhookId} and state = 'pending' and next_attempt_at <= ${opts.now}
-                    -- the database, not a worker's view of it, decides that a disabled or deleted target's jobs wait
-                    and exists (select 1 from webhooks w where w.id = ${t.webhookId} and w.enabled = 1 and w.deleted_at is null)
-                  order by next_attempt_at
-                  limit ${t.limit}
-                  ${lock}) as due`,
+                 select id, row_number() over budget as n, sum(bytes) over budget as upto from (
+                   -- a probe of the events' key per job, never a join: PostgreSQL hashed the whole events table for one
+                   select due.id, due.next_attempt_at,
+                          coalesce((select octet_length(e.payload) from events e where e.id = due.event_id), 0) + ${sql.lit(JOB_OVERHEAD_BYTES)} as bytes from (
+                     select id, event_id, next_attempt_at from delivery_jobs
+                      where webhook_id = ${t.webhookId} and state = 'pending' and next_attempt_at <= ${opts.now}
+                        -- the database, not a worker's view of it, decides that a disabled or deleted target's jobs wait
+                        and exists (select 1 from webhooks w where w.id = ${t.webhookId} and w.enabled = 1 and w.deleted_at is null)
+                      order by next_attempt_at
+                      limit ${t.limit}
+                      ${lock}) as due) as sized
+                 window budget as (order by next_attempt_at, id)) as budgeted
+               where n = 1 or upto <= ${t.maxBytes ?? CLAIM_MAX_BYTES}`,
   );
   return sql<ClaimRow>`
     update delivery_jobs

@@ -1,4 +1,4 @@
-import type { ClaimRequest } from '../queue/claim.js';
+import { CLAIM_MAX_BYTES, type ClaimRequest } from '../queue/claim.js';
 import type { TargetRow } from '../targets-store.js';
 import type { Slots } from './slots.js';
 
@@ -17,6 +17,13 @@ const CLAIM_HORIZON_MS = 200;
  */
 const MAX_HOLD_PER_TARGET = 512;
 export const HOLD_ROUNDS = 16;
+/**
+ * The bodies a process holds at most, running and waiting, in bytes (SPEC §12: the worker's claims are budgeted in
+ * bytes). Small jobs never reach it (16 rounds of 64 slots of 1 KB bodies is 1 MiB); ~2 MB ones stop at about 32
+ * held. Past it no claim is made until attempts end; a claim, and a hand-off, still takes one job of a target
+ * however large it is, so the excess is at most one job per target.
+ */
+export const HOLD_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * When to claim and how much: the worker's view of the enabled targets, each one's recent attempt duration, and
@@ -52,9 +59,15 @@ export class Scheduler {
     this.pace.set(targetId, pace === undefined ? durationMs : 0.8 * pace + 0.2 * durationMs);
   }
 
-  /** What one claim should ask for, or null when no claim is due: a claim is due once some target is down to half its hold. */
+  /**
+   * What one claim should ask for, or null when no claim is due: a claim is due once some target is down to half its
+   * hold, and while the process holds less than HOLD_MAX_BYTES. The claim's bytes (at most CLAIM_MAX_BYTES, and the
+   * room left under HOLD_MAX_BYTES) are shared equally by the targets it tops up.
+   */
   plan(slots: Slots): ClaimRequest[] | null {
     const { perProcess, perTarget } = this.limits;
+    const bytesRoom = HOLD_MAX_BYTES - slots.heldBytes;
+    if (bytesRoom <= 0) return null;
     // Every target with a quarter of its hold or more to fill is topped up in the same claim: one commit (on SQLite
     // one sync) for all of them, rather than one per target each time it runs low.
     const wants: ClaimRequest[] = [];
@@ -73,7 +86,9 @@ export class Scheduler {
       room -= limit;
       if (busy <= hold / 2) due = true;
     }
-    return due ? wants : null;
+    if (!due) return null;
+    const maxBytes = Math.floor(Math.min(CLAIM_MAX_BYTES, bytesRoom) / wants.length);
+    return wants.map((w) => ({ ...w, maxBytes }));
   }
 
   /** After a claim: targets that had nothing due wait for the next wake-up. */
@@ -85,7 +100,7 @@ export class Scheduler {
 
   /** Whether a new job of this target fits here now (the hand-off asks, with the same limits as a claim). */
   hasRoom(targetId: string, slots: Slots): boolean {
-    return slots.inFlight < HOLD_ROUNDS * this.limits.perProcess && slots.busy(targetId) < this.holdFor(targetId);
+    return slots.inFlight < HOLD_ROUNDS * this.limits.perProcess && slots.heldBytes < HOLD_MAX_BYTES && slots.busy(targetId) < this.holdFor(targetId);
   }
 
   private holdFor(targetId: string): number {

@@ -10,13 +10,15 @@ export interface Held {
 
 /**
  * Concurrency: at most `perProcess` attempts at once, and at most `perTarget` of one target, so one slow receiver
- * cannot take every slot. Held jobs wait in a queue per target until a slot is theirs.
+ * cannot take every slot. Held jobs wait in a queue per target until a slot is theirs. The bytes of every job held
+ * here (running or waiting: its body) are counted, for the scheduler's byte budget.
  */
 export class Slots {
   private running = 0;
   private readonly runningByTarget = new Map<string, number>();
   private readonly waiting = new Map<string, Held[]>();
   private waitingCount = 0;
+  private bytes = 0;
 
   constructor(
     private readonly perProcess: number,
@@ -26,6 +28,11 @@ export class Slots {
   /** Jobs held here: running or waiting. */
   get inFlight(): number {
     return this.running + this.waitingCount;
+  }
+
+  /** The bodies of the jobs held here, running or waiting, in bytes. */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   /** This target's jobs held here, running or waiting. */
@@ -39,6 +46,7 @@ export class Slots {
       if (queue) queue.push(held);
       else this.waiting.set(held.job.webhookId, [held]);
       this.waitingCount++;
+      this.bytes += held.job.body.length;
     }
   }
 
@@ -63,8 +71,10 @@ export class Slots {
     return ready;
   }
 
-  /** An attempt of this target ended: its slot is free. */
-  free(targetId: string): void {
+  /** An attempt of this job ended: its slot is free, and its bytes no longer held here. */
+  free(job: Pick<HeldJob, 'webhookId' | 'body'>): void {
+    const targetId = job.webhookId;
+    this.bytes -= job.body.length;
     this.running--;
     const left = (this.runningByTarget.get(targetId) ?? 1) - 1;
     if (left === 0) this.runningByTarget.delete(targetId);
@@ -76,6 +86,7 @@ export class Slots {
     const all = [...this.waiting.values()].flat();
     this.waiting.clear();
     this.waitingCount = 0;
+    for (const held of all) this.bytes -= held.job.body.length;
     return all;
   }
 }

@@ -207,7 +207,7 @@ export class DeliveryWorker implements JobHandoff {
         .catch((err: unknown) => this.ctx.logger.error({ err, deliveryId: held.job.id }, 'delivery attempt crashed'))
         .finally(() => {
           this.attempts.delete(task);
-          this.slots.free(held.job.webhookId);
+          this.slots.free(held.job);
           // A freed slot goes to this target's next job, or, when the process-wide limit held others back, theirs.
           this.startReady(held.job.webhookId);
           this.kick();

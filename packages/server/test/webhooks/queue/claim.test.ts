@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claim } from '../../../src/webhooks/queue/claim.js';
+import { claim, JOB_OVERHEAD_BYTES } from '../../../src/webhooks/queue/claim.js';
 import type { HeldJob } from '../../../src/webhooks/queue/job.js';
 import { rescue } from '../../../src/webhooks/queue/rescue.js';
 import { scheduleRetry } from '../../../src/webhooks/queue/schedule-retry.js';
@@ -12,8 +12,8 @@ const LEASE_MS = 30_000;
 /** pending → delivering: due jobs of the asked target, oldest due first, under one fresh lease token per claim. */
 describe.each(DIALECTS)('claim (%s)', (dialect) => {
   let t: TestContext;
-  const claimOne = async (webhookId: string, limit: number, now = NOW): Promise<HeldJob[]> => {
-    const [jobs] = await claim(t.ctx.database.db, t.ctx.database.caps, { now, leaseMs: LEASE_MS, targets: [{ webhookId, limit }] });
+  const claimOne = async (webhookId: string, limit: number, now = NOW, maxBytes?: number): Promise<HeldJob[]> => {
+    const [jobs] = await claim(t.ctx.database.db, t.ctx.database.caps, { now, leaseMs: LEASE_MS, targets: [{ webhookId, limit, maxBytes }] });
     return jobs!;
   };
   beforeEach(async () => {
@@ -133,5 +133,34 @@ describe.each(DIALECTS)('claim (%s)', (dialect) => {
     await seedJob(db, { id: 'job_1', webhookId: 'wh_a', eventId: 'evt_empty' });
     const [job] = await claimOne('wh_a', 1);
     expect(job!.body.toString()).toBe('{"version":"1","id":"job_1","topic":"record.created","collection":"issues","recordId":"rec_1","payload":null}');
+  });
+
+  it('takes its oldest due jobs while their bytes fit the budget, and always the first: 2 MB payloads come out a few at a time', async () => {
+    const { db, caps } = t.ctx.database;
+    await seedTarget(db, 'wh_b');
+    // ~2 MB payloads (a 1 MiB record's update event), one small one among them; due in the order of their ids.
+    const big = (n: number) => JSON.stringify({ record: { data: { body: `${n}`.padEnd(1_000_000, 'x') } }, previous: { data: { body: ''.padEnd(1_000_000, 'y') } } });
+    const size = Buffer.byteLength(big(0)) + JOB_OVERHEAD_BYTES;
+    for (let i = 1; i <= 6; i++) {
+      await seedEvent(db, `evt_big_${i}`, i === 3 ? '{"small":true}' : big(i));
+      await seedJob(db, { id: `job_${i}`, webhookId: 'wh_a', eventId: `evt_big_${i}`, nextAttemptAt: T0 + i });
+    }
+    await seedEvent(db, 'evt_b', big(9));
+    await seedJob(db, { id: 'job_b', webhookId: 'wh_b', eventId: 'evt_b' });
+    const ids = (jobs: HeldJob[] | undefined) => jobs!.map((j) => j.id).sort();
+
+    // Room for two big jobs and a small one: the first three due, not the fourth (the sum is taken in due order).
+    const [first, forB] = await claim(db, caps, { now: NOW, leaseMs: LEASE_MS, targets: [{ webhookId: 'wh_a', limit: 100, maxBytes: 2 * size + 1000 }, { webhookId: 'wh_b', limit: 100, maxBytes: 10 }] });
+    expect(ids(first)).toEqual(['job_1', 'job_2', 'job_3']);
+    // Each job whole: its envelope around its stored payload.
+    expect(first!.find((j) => j.id === 'job_2')!.body.toString()).toBe(`{"version":"1","id":"job_2","topic":"record.created","collection":"issues","recordId":"rec_1","payload":${big(2)}}`);
+    // A budget smaller than one job still takes one: a job larger than any budget is never stuck.
+    expect(ids(forB)).toEqual(['job_b']);
+    expect(ids(await claimOne('wh_a', 100, NOW, 1))).toEqual(['job_4']);
+    // The limit still counts: the default budget (32 MiB) would take both that are left.
+    expect(ids(await claimOne('wh_a', 1))).toEqual(['job_5']);
+    expect(ids(await claimOne('wh_a', 100))).toEqual(['job_6']);
+    const states = await db.selectFrom('delivery_jobs').select(['id', 'state']).orderBy('id').execute();
+    expect(states.every((r) => r.state === 'delivering')).toBe(true);
   });
 });
