@@ -3,6 +3,12 @@ import { ConfigError, SETTINGS, type Config } from './schema.js';
 export { ConfigError, type Config } from './schema.js';
 
 /**
+ * Variables read by svc's client commands, not by the service: `svc listen` takes its token from SVC_TOKEN. A shell
+ * that exports it for listen must still start `svc serve`.
+ */
+const CLIENT_VARIABLES = ['SVC_TOKEN'];
+
+/**
  * Reads every SVC_* variable once, validates it and returns a frozen Config. A bad value throws
  * ConfigError naming the variable; an unknown SVC_* variable is reported too, since a typo there
  * would otherwise silently fall back to a default.
@@ -25,7 +31,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       throw new ConfigError(s.env, (err as Error).message);
     }
   }
-  const known = new Set(SETTINGS.map((s) => s.env));
+  const known = new Set([...SETTINGS.map((s) => s.env), ...CLIENT_VARIABLES]);
   const unknown = Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k) && !k.startsWith('SVC_TEST_'));
   if (unknown.length > 0) throw new ConfigError(unknown[0]!, 'unknown setting (see the configuration table in the README)');
   const config = out as Config;

@@ -65,6 +65,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(`^${name}`));
   });
 
+  it('refuses an unknown SVC_ variable (a typo), but not SVC_TOKEN, which svc listen reads', () => {
+    expect(() => loadConfig({ SVC_PROT: '8080' })).toThrowError(/^SVC_PROT: unknown setting/);
+    expect(loadConfig({ SVC_TOKEN: 'svc_pat_x' }).port).toBe(8080);
+  });
+
   it('PostgreSQL requires SVC_SECRET_KEY', () => {
     expect(() => loadConfig({ SVC_DATABASE_URL: 'postgres://localhost/svc' })).toThrowError(/SVC_SECRET_KEY/);
   });

@@ -62,8 +62,8 @@ function startThread(path: string): Worker {
  * committed data while the main connection writes). A statement that runs longer than `timeoutMs` is answered with
  * ReaderTimeoutError at once and its thread is ended: better-sqlite3 cannot interrupt a statement, so the thread is
  * terminated, which takes effect at its next call into JavaScript (svc_check, every 1,024 rows: QueryDialect.rowCheck),
- * and replaced. A request waiting for a free reader waits at most `timeoutMs` too. Threads being ended count against
- * `size`, so runaway queries cannot multiply threads. Threads start on first use and are then kept (and replaced).
+ * and replaced when work waits. A request waiting for a free reader waits at most `timeoutMs` too. Threads being ended
+ * count against `size`, so runaway queries cannot multiply threads.
  */
 export class ReaderPool {
   private readonly readers: Reader[] = [];
@@ -71,8 +71,6 @@ export class ReaderPool {
   private ending = 0;
   private nextId = 1;
   private closed = false;
-  /** A thread has started: keep `size` of them from now on. Cleared when one fails to start, so failures don't loop. */
-  private warm = false;
   private readonly exits = new Set<Promise<unknown>>();
 
   constructor(
@@ -113,7 +111,9 @@ export class ReaderPool {
 
   private dispatch(): void {
     if (this.closed) return;
-    while (this.readers.length + this.ending < this.size && (this.warm || this.queue.length > this.readers.length)) this.spawn();
+    // Threads start when work waits for one (a test's app or a CLI command that never queries starts none) and are kept.
+    const free = () => this.readers.filter((r) => r.busy === null).length;
+    while (this.queue.length > free() && this.readers.length + this.ending < this.size) this.spawn();
     while (this.queue.length > 0) {
       const reader = this.readers.find((r) => r.ready && r.busy === null);
       if (!reader) return;
@@ -132,7 +132,6 @@ export class ReaderPool {
     worker.on('message', (reply: ReaderReply) => {
       if ('ready' in reply) {
         reader.ready = true;
-        this.warm = true;
         this.dispatch();
         return;
       }
@@ -151,11 +150,8 @@ export class ReaderPool {
       this.readers.splice(i, 1);
       if (reader.busy) this.settle(reader.busy, err);
       reader.busy = null;
-      if (!reader.ready) {
-        // It could not even open the database: the requests waiting now get that error instead of a thread each.
-        this.warm = false;
-        for (const p of this.queue.splice(0)) this.settle(p, err);
-      }
+      // It could not even open the database: the requests waiting now get that error instead of a thread each.
+      if (!reader.ready) for (const p of this.queue.splice(0)) this.settle(p, err);
       this.dispatch();
     };
     worker.on('error', lost);
