@@ -8,7 +8,8 @@ import { waitFor } from './wait.js';
  * large records are written until three in a row answer 507; every answer is 201 or 507 `storage_full` (problem+json,
  * Retry-After 30, one request id), never 500 or a dropped connection; reads, /healthz and /readyz answer meanwhile
  * and svc_database_errors_total counts the 507s. Then `free()` makes room (as an operator would) and the same
- * process takes large writes again within 5 s; every acknowledged record is there. `alive()` says the process runs.
+ * process takes large writes again within 5 s; every acknowledged record is there, and, with a receiver, delivered
+ * (the worker rode out the full disk: its claims and results are writes too). `alive()` says the process runs.
  */
 export async function fullDiskScenario(opts: {
   base: string;
@@ -16,9 +17,11 @@ export async function fullDiskScenario(opts: {
   record: (n: number) => Record<string, unknown>;
   free: () => void;
   alive: () => boolean;
+  /** A webhook target for record.created, and the record ids it has answered 200 for. */
+  receiver?: { url: string; delivered: ReadonlySet<string> };
 }): Promise<{ acknowledged: number; storageFull: number; backMs: number }> {
-  const { base } = opts;
-  const { token } = await setUp(base);
+  const { base, receiver } = opts;
+  const { token } = await setUp(base, receiver?.url);
   const auth = { authorization: `Bearer ${token}` };
   let n = 0;
   const write = () => createRecord(base, token, opts.record(n++));
@@ -73,6 +76,7 @@ export async function fullDiskScenario(opts: {
     cursor = page.nextCursor;
   }
   expect([...listed].sort()).toEqual([...all].sort());
+  if (receiver) await waitFor(() => all.every((id) => receiver.delivered.has(id)), 'every acknowledged write delivered', 60_000, 100);
   expect(opts.alive(), 'svc did not exit').toBe(true);
   return { acknowledged: all.length, storageFull: full.length, backMs: Math.round(backMs) };
 }

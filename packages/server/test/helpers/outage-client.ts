@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, expect } from 'vitest';
+import { startHttpsReceiver } from './https-receiver.js';
 
 /**
  * The outside of a running svc during an outage: admin set-up over HTTP, and writers that keep creating records and
@@ -64,6 +67,36 @@ export async function setUp(base: string, receiverUrl?: string): Promise<{ token
   const { token } = await ok<{ token: string }>(call(base, 'POST', '/admin/v1/tokens', admin, { name: 'outage', scopes: ['records:read', 'records:write', 'events:read'], collections: null }), 'token');
   if (receiverUrl) await ok(call(base, 'POST', '/admin/v1/webhooks', admin, { name: 'outage', url: receiverUrl, topics: ['record.created'] }), 'target');
   return { token, admin };
+}
+
+/**
+ * A receiver for a test's target that answers 200 after `delayMs` (attempts are in flight when a fault lands) and
+ * keeps the record ids of what it answered 200 for; `state.down` makes it reset connections instead. `env` trusts it
+ * and makes deliveries quick to retry and to rescue (3 s leases), so the test need not wait long.
+ */
+export async function startCountingReceiver(dir: string, delayMs = 10) {
+  const delivered = new Set<string>();
+  const state = { down: false };
+  const receiver = await startHttpsReceiver({
+    handler: (req, res, body) => {
+      if (state.down) return void req.socket.destroy();
+      setTimeout(() => {
+        delivered.add((JSON.parse(body) as { recordId: string }).recordId);
+        res.writeHead(200).end('ok');
+      }, delayMs);
+    },
+  });
+  const caFile = join(dir, 'receiver-ca.pem');
+  writeFileSync(caFile, receiver.ca);
+  const env = {
+    SVC_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8',
+    SVC_WEBHOOK_CA_FILE: caFile,
+    SVC_WEBHOOK_LEASE_SECONDS: '3',
+    SVC_WEBHOOK_TIMEOUT_MS: '2000',
+    SVC_WEBHOOK_RETRY_SCHEDULE: '0s,200ms,500ms,1s,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
+    SVC_WEBHOOK_POLL_MS: '500',
+  };
+  return { receiver, url: `${receiver.url}/hook`, delivered, state, env };
 }
 
 /** One create, kept as an Answer whatever happens. */

@@ -5,8 +5,9 @@ import net from 'node:net';
  * the server others use:
  * - `pass`: bytes are forwarded both ways;
  * - `refuse`: nothing listens on the port any more, so a connect is refused (ECONNREFUSED), as when the server is down;
- * - `hang`: new connections are accepted and never answered, and open ones stop carrying bytes (held, and delivered
- *   when the mode is `pass` again), as with a server that hangs or a network that stops carrying packets;
+ * - `hang`: connections are accepted and not answered, open ones stop carrying bytes: everything is held, and
+ *   delivered when the mode is `pass` again (connections accepted meanwhile are then connected through), as with a
+ *   server that hangs (its kernel still accepts connections and takes their bytes) and then resumes;
  * and `cut()` resets every connection open now, as a server crash or a network cut does.
  */
 export type ProxyMode = 'pass' | 'refuse' | 'hang';
@@ -44,11 +45,28 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     from.on('close', () => flushers.delete(flush));
     from.on('data', (chunk: Buffer) => (mode === 'hang' ? held.push(chunk) : to.write(chunk)));
   };
+  const waiting = new Set<() => void>();
   const accept = (client: net.Socket) => {
     accepted += 1;
     track(client);
-    if (mode === 'hang') return;
+    if (mode === 'hang') {
+      // Its bytes are held until the server "resumes"; a client that gives up meanwhile is simply gone.
+      const held: Buffer[] = [];
+      const hold = (chunk: Buffer) => held.push(chunk);
+      client.on('data', hold);
+      const resume = () => {
+        client.off('data', hold);
+        if (!client.destroyed) connectThrough(client, held);
+      };
+      waiting.add(resume);
+      client.on('close', () => waiting.delete(resume));
+      return;
+    }
+    connectThrough(client, []);
+  };
+  const connectThrough = (client: net.Socket, early: Buffer[]) => {
     const upstream = net.connect(target.port, target.host);
+    for (const chunk of early) upstream.write(chunk);
     track(upstream);
     upstream.on('close', () => client.destroy());
     client.on('close', () => upstream.destroy());
@@ -90,7 +108,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (next === 'refuse') stopListening();
       else if (!server) await listen(port);
       mode = next;
-      if (next === 'pass') for (const flush of flushers) flush();
+      if (next !== 'pass') return;
+      for (const flush of flushers) flush();
+      for (const resume of [...waiting]) resume();
+      waiting.clear();
     },
     cut() {
       for (const socket of open) socket.resetAndDestroy();

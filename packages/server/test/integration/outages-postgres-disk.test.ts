@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { POSTGRES_URL } from '../helpers/db.js';
 import { fullDiskScenario } from '../helpers/full-disk.js';
 import { namespacesAllowed, spawnInNamespace } from '../helpers/mount-namespace.js';
-import { serveEnv, status, undoAfterAll } from '../helpers/outage-client.js';
+import { serveEnv, startCountingReceiver, status, undoAfterAll } from '../helpers/outage-client.js';
 import { exited, spawnSvc } from '../helpers/processes.js';
 import { freePort } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -82,7 +82,11 @@ describe('PostgreSQL on a full data disk, a server of the test’s own on a smal
 
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
-      const svc = spawnSvc(['serve'], serveEnv(port, url));
+      const side = mkdtempSync(join(tmpdir(), 'svc-pgdisk-side-'));
+      undo(() => rmSync(side, { recursive: true, force: true }));
+      const hook = await startCountingReceiver(side);
+      undo(() => hook.receiver.close());
+      const svc = spawnSvc(['serve'], { ...serveEnv(port, url), ...hook.env });
       let svcExit: string | null = null;
       svc.once('exit', (code, signal) => (svcExit = `svc exited (${code ?? signal})`));
       undo(async () => {
@@ -101,6 +105,7 @@ describe('PostgreSQL on a full data disk, a server of the test’s own on a smal
           expect(rm.status, rm.stderr).toBe(0);
         },
         alive: () => svcExit === null && server.exit === null,
+        receiver: hook,
       });
       console.log(`[outages postgres disk] ${JSON.stringify(figures)}`);
     },

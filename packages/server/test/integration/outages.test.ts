@@ -1,17 +1,15 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_URL, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import {
   expectOutageAnswers,
   metric,
   serveEnv,
   servedAgainAfter,
   setUp,
+  startCountingReceiver,
   startLongPoller,
   startWriters,
   status,
@@ -47,34 +45,15 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
       undo(() => proxy.close());
       const database: TestDatabase = await createTestDatabase('postgres');
       undo(() => database.drop());
-      // The receiver answers 200 after a moment (attempts are in flight when a fault lands), or, while "down",
-      // resets every connection. Only what it answered 200 counts as delivered.
-      const delivered = new Set<string>();
-      let receiverDown = false;
-      const receiver: HttpsReceiver = await startHttpsReceiver({
-        handler: (req, res, body) => {
-          if (receiverDown) return void req.socket.destroy();
-          setTimeout(() => {
-            delivered.add((JSON.parse(body) as { recordId: string }).recordId);
-            res.writeHead(200).end('ok');
-          }, 10);
-        },
-      });
-      undo(() => receiver.close());
-      const caFile = join(database.dir, 'receiver-ca.pem');
-      writeFileSync(caFile, receiver.ca);
+      const hook = await startCountingReceiver(database.dir);
+      undo(() => hook.receiver.close());
 
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       const env = {
         ...serveEnv(port, proxy.via(database.url)),
+        ...hook.env,
         SVC_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-        SVC_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8',
-        SVC_WEBHOOK_CA_FILE: caFile,
-        SVC_WEBHOOK_LEASE_SECONDS: '3',
-        SVC_WEBHOOK_TIMEOUT_MS: '2000',
-        SVC_WEBHOOK_RETRY_SCHEDULE: '0s,200ms,500ms,1s,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
-        SVC_WEBHOOK_POLL_MS: '500',
       };
       const processes: Record<string, ChildProcess> = {};
       const exits: string[] = [];
@@ -90,7 +69,7 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
       spawn('api', ['serve', '--no-worker']);
       await waitFor(async () => (await status(base, '/readyz').catch(() => ({ status: 0 }))).status === 200, 'the API ready', 60_000, 100);
       spawn('worker', ['worker']);
-      const { token } = await setUp(base, `${receiver.url}/hook`);
+      const { token } = await setUp(base, hook.url);
 
       // Feed readers ride the outages out too: a live stream and a long-poller, both from before the first write.
       const stream = await openSse(`${base}/api/v1/events/stream?collection=items`, { authorization: `Bearer ${token}` });
@@ -121,10 +100,10 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
       };
 
       // The worker runs (a delivery came) and writes flow before the first fault.
-      await waitFor(() => delivered.size > 0 && writers.answers.filter((a) => a.status === 201).length >= 40, 'writes and deliveries before the faults', 60_000);
+      await waitFor(() => hook.delivered.size > 0 && writers.answers.filter((a) => a.status === 201).length >= 40, 'writes and deliveries before the faults', 60_000);
       expect(exits).toEqual([]);
       // The server down: new connections refused, open ones cut; the receiver down too for a while.
-      receiverDown = true;
+      hook.state.down = true;
       await outage(
         'refused',
         async () => {
@@ -133,7 +112,7 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
         },
         3_000,
       );
-      setTimeout(() => (receiverDown = false), 1_500);
+      setTimeout(() => (hook.state.down = false), 1_500);
       await wait(1_000);
       // A hung server: connections accepted and never answered, open ones carry nothing more.
       await outage('hung', () => proxy.setMode('hang'), REQUEST_TIMEOUT_MS);
@@ -177,7 +156,7 @@ describe('PostgreSQL outages, two svc processes behind a TCP proxy', () => {
       try {
         const stored = new Set((await direct.query<{ id: string }>(`select id from records where collection = 'items'`)).rows.map((r) => r.id));
         expect(acknowledged.filter((id) => !stored.has(id)), 'acknowledged writes missing from the database').toEqual([]);
-        await waitFor(() => acknowledged.every((id) => delivered.has(id)), 'every acknowledged write delivered', 90_000, 100);
+        await waitFor(() => acknowledged.every((id) => hook.delivered.has(id)), 'every acknowledged write delivered', 90_000, 100);
         // A delivery whose result was lost to a cut is sent again once its lease runs out (at least once).
         await waitFor(async () => (await direct.query(`select 1 from delivery_jobs where state <> 'delivered' limit 1`)).rowCount === 0, 'every job delivered', 30_000, 100);
       } finally {
