@@ -101,7 +101,9 @@ export function errorHandler(this: FastifyInstance, error: FastifyError | AppErr
       fieldErrors(fe.validation, context),
     );
   }
-  const outage = classifyDatabaseError(error);
+  // Driver errors carry no HTTP status; one that does is the framework's (a client that went away mid-body is an
+  // ECONNRESET with status 400, not a database outage).
+  const outage = typeof fe.statusCode === 'number' ? null : classifyDatabaseError(error);
   if (outage) return databaseProblem(this, outage, error, request, reply);
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
