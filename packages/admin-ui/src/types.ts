@@ -59,7 +59,7 @@ export interface ApiToken {
   token?: string;
 }
 
-export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead'] as const;
+export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead', 'collection.deleted'] as const;
 
 export interface Webhook {
   id: string;

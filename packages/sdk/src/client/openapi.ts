@@ -248,6 +248,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "collection.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A collection was deleted, with its records (no record.deleted is sent for them); narrowed by a target's `collections` only
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         */
+        post: operations["receiveCollectionDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -298,7 +318,7 @@ export interface components {
             limits: {
                 [key: string]: number;
             };
-            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
+            topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead" | "collection.deleted")[];
         };
         RecordList: {
             items: components["schemas"]["Record"][];
@@ -308,7 +328,7 @@ export interface components {
         Event: {
             id: string;
             /** @enum {unknown} */
-            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead";
+            topic: "record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead" | "collection.deleted";
             collection: string;
             recordId: string;
             /** Format: date-time */
@@ -425,6 +445,28 @@ export interface components {
             payload: {
                 /** @description The job as the admin API lists it, without envelope or attempts. */
                 delivery: Record<string, never>;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description The event's id in the feed (GET /api/v1/events); absent from deliveries queued before the feed existed. */
+                eventId: string;
+            };
+        };
+        CollectionDeletedEnvelope: {
+            /** @constant */
+            version: "1";
+            id: string;
+            /** @constant */
+            topic: "collection.deleted";
+            /** @description The deleted collection. */
+            collection: string;
+            /** @constant */
+            recordId: "rec_00000000000000000000000000";
+            payload: {
+                collection: {
+                    name: string;
+                };
+                /** @description How many records were deleted with it. */
+                records: number;
                 /** Format: date-time */
                 occurredAt: string;
                 /** @description The event's id in the feed (GET /api/v1/events); absent from deliveries queued before the feed existed. */
@@ -1122,7 +1164,7 @@ export interface operations {
                 /** @description Only these collections (repeatable). */
                 collection?: string[];
                 /** @description Only these topics (repeatable). */
-                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
+                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead" | "collection.deleted")[];
                 /** @description Seconds to wait for a matching event when there is none yet. */
                 wait?: number;
             };
@@ -1205,7 +1247,7 @@ export interface operations {
                 /** @description Only these collections (repeatable). */
                 collection?: string[];
                 /** @description Only these topics (repeatable). */
-                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead")[];
+                topic?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead" | "collection.deleted")[];
             };
             header?: {
                 /** @description The id of the last event received: the stream resumes after it. */
@@ -1573,6 +1615,59 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DeliveryDeadEnvelope"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify. Like any other non-2xx status, the delivery is retried on schedule and ends dead after the last attempt. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not now: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: a `Retry-After` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt. */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx status line within the timeout. Up to 1 KiB of the body is kept for diagnostics. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveCollectionDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
+                "Svc-Delivery": string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
+                "Svc-Timestamp": string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
+                "Svc-Signature": string;
+                "User-Agent": "svc-webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CollectionDeletedEnvelope"];
             };
         };
         responses: {

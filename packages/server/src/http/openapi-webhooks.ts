@@ -43,7 +43,8 @@ const operational = (properties: Record<string, Json>): TopicBody => ({
 
 /**
  * One entry per topic; the Record type makes a new topic in TOPICS a compile error until it is described here.
- * An operational topic (not about one record) is `fixed`: its collection, record id and payload are its own.
+ * A topic not about one record (operational events, a deleted collection) is `fixed`: its collection, record id and
+ * payload are its own.
  */
 export const TOPIC_BODIES: Record<Topic, { summary: string; body: TopicBody }> = {
   'record.created': { summary: 'A record was created', body: { kind: 'record', payload: (r) => recordPayload(r, false) } },
@@ -68,6 +69,24 @@ export const TOPIC_BODIES: Record<Topic, { summary: string; body: TopicBody }> =
   'delivery.dead': {
     summary: 'A delivery job ended dead; never sent to its own target, never for an operational event',
     body: operational({ delivery: { type: 'object', description: 'The job as the admin API lists it, without envelope or attempts.' } }),
+  },
+  'collection.deleted': {
+    summary: 'A collection was deleted, with its records (no record.deleted is sent for them); narrowed by a target\'s `collections` only',
+    body: {
+      kind: 'fixed',
+      collection: { type: 'string', description: 'The deleted collection.' },
+      recordId: { const: TEST_RECORD_ID },
+      payload: {
+        type: 'object',
+        required: ['collection', 'records', 'occurredAt', 'eventId'],
+        properties: {
+          collection: { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, additionalProperties: false },
+          records: { type: 'integer', minimum: 0, description: 'How many records were deleted with it.' },
+          occurredAt: DateTime,
+          eventId,
+        },
+      },
+    },
   },
 };
 

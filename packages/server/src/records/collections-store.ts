@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { CollectionsTable, Tables } from '../db/tables.js';
 import type { Field } from './fields.js';
 
@@ -44,6 +45,18 @@ export async function updateCollectionFields(db: Kysely<Tables>, name: string, f
     .where('updated_at', '=', previousUpdatedAt)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * Inside the caller's transaction: the collection and its records (the foreign key cascades), and how many records
+ * went with it; null when there is no such collection. On PostgreSQL its row is locked first, in a statement of its
+ * own: a record insert checks that row (FOR KEY SHARE), so no record commits between the count and the delete, and
+ * the count is exactly what the delete removed. SQLite's write transactions hold the single write lock.
+ */
+export async function deleteCollectionCounting(trx: Kysely<Tables>, caps: DialectCapabilities, name: string): Promise<number | null> {
+  if (caps.skipLocked) await sql`select name from collections where name = ${name} for update`.execute(trx);
+  const { n } = await trx.selectFrom('records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('collection', '=', name).executeTakeFirstOrThrow();
+  return (await deleteCollection(trx, name)) ? Number(n) : null;
 }
 
 export async function deleteCollection(db: Kysely<Tables>, name: string): Promise<boolean> {

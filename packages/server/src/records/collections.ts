@@ -1,9 +1,12 @@
 import type { Context } from '../context.js';
 import { AppError, type FieldError } from '../errors.js';
-import { deleteCollection, findCollection, insertCollection, listCollections, updateCollectionFields, type Collection } from './collections-store.js';
+import { iso } from '../lib/clock.js';
+import { TEST_RECORD_ID } from '../lib/ids.js';
+import { createOutbox } from '../webhooks/outbox.js';
+import { deleteCollection, deleteCollectionCounting, findCollection, insertCollection, listCollections, updateCollectionFields, type Collection } from './collections-store.js';
 import { COLLECTION_NAME, validateFieldList, type Field } from './fields.js';
 import { buildFieldIndex, dropFieldIndex } from './query/field-index-store.js';
-import { anyRecordLacks, collectionHasRecords } from './records-store.js';
+import { anyRecordLacks } from './records-store.js';
 
 /** Builds the indexes of newly indexed fields; if one fails, those already built are dropped again. */
 async function buildIndexes(ctx: Context, name: string, fields: readonly Field[]): Promise<void> {
@@ -112,12 +115,24 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
   return { ...current, fields: ordered, updatedAt: now };
 }
 
+/**
+ * Deletes a collection, with its records when `force` (else a collection holding any is `conflict`), and commits a
+ * `collection.deleted` event in the same transaction (SPEC §12): the feed shows it to whoever may read the
+ * collection, and targets subscribed to the topic get a job, narrowed by their `collections` only (filter and
+ * changedFields are about records). Its jobs wait `pending` for any worker, which is woken after the commit.
+ */
 export async function removeCollection(ctx: Context, name: string, force: boolean): Promise<void> {
   const current = await requireCollection(ctx, name);
-  if (!force && (await collectionHasRecords(ctx.database.db, name))) {
-    throw new AppError('conflict', `"${name}" still holds records; delete with ?force=true to remove them too.`);
-  }
-  // Records go with the collection (foreign key cascade), in one statement.
-  await deleteCollection(ctx.database.db, name);
+  const outbox = createOutbox(ctx.database, ctx.logger, null);
+  const jobs = await ctx.database.write(async (trx) => {
+    const now = ctx.clock.now();
+    // Counted and refused inside the transaction, so a record written meanwhile is never deleted without force.
+    const records = await deleteCollectionCounting(trx, ctx.database.caps, name);
+    if (records === null) throw new AppError('not_found', `No collection named "${name}".`);
+    if (!force && records > 0) throw new AppError('conflict', `"${name}" still holds records; delete with ?force=true to remove them too.`);
+    const payload = { collection: { name }, records, occurredAt: iso(now) };
+    return outbox.enqueue(trx, { topic: 'collection.deleted', collection: name, recordId: TEST_RECORD_ID, payload }, now);
+  });
+  await outbox.committed(jobs);
   await dropIndexes(ctx, name, current.fields.filter((f) => f.indexed));
 }

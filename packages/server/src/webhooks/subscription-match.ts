@@ -42,8 +42,12 @@ function matchesFilter(target: Pick<TargetRow, 'filter'>, event: EventInput): bo
   return event.filterJudge?.(target.filter) ?? false;
 }
 
-/** Whether `target` gets a job for `event`: its collections, changed fields and filter, for record events only. */
+/**
+ * Whether `target` gets a job for `event`: its collections, changed fields and filter, for record events; its
+ * collections alone for a `collection.deleted` (it names a collection; filter and changed fields are about records).
+ */
 export function wantsEvent(target: TargetRow, event: EventInput): boolean {
+  if (event.topic === 'collection.deleted') return target.collections === null || target.collections.includes(event.collection);
   if (!isRecordEvent(event)) return true;
   if (target.collections !== null && !target.collections.includes(event.collection)) return false;
   return changesWatchedField(target, event) && matchesFilter(target, event);

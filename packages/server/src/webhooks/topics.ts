@@ -1,4 +1,4 @@
-export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead'] as const;
+export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead', 'collection.deleted'] as const;
 export type Topic = (typeof TOPICS)[number];
 
 /** Svc's own events about its deliveries (SPEC §10): admin feed only, envelope collection `_svc`. */

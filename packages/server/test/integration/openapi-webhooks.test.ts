@@ -88,9 +88,12 @@ describe.each(DIALECTS)('OpenAPI webhooks section (%s)', (dialect) => {
     expect((await t.app.inject({ method: 'PATCH', url: `${base}/${id}`, headers: auth, payload: { data: { seen: '2026-11-23T10:00:00Z', mane: 'short' } } })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'DELETE', url: `${base}/${id}`, headers: auth })).statusCode).toBe(204);
     expect((await t.app.inject({ method: 'POST', url: `/admin/v1/webhooks/${target.json().id}/test`, headers: t.admin.headers })).statusCode).toBe(202);
+    await t.collection('ephemeral', [{ name: 'x', type: 'text' }]);
+    expect((await t.app.inject({ method: 'DELETE', url: '/admin/v1/collections/ephemeral?force=true', headers: t.admin.headers })).statusCode).toBe(204);
 
     const jobs = (await t.app.inject({ method: 'GET', url: '/admin/v1/deliveries?limit=10', headers: t.admin.headers })).json().items as Array<{ id: string; topic: string }>;
-    // Every topic a record write and a test send; the operational ones need a failing target (retention.test, operational-events.test).
+    // Every topic a record write, a test send and a collection's deletion make; the operational ones need a failing
+    // target (retention.test, operational-events.test).
     expect(jobs.map((j) => j.topic).sort()).toEqual(TOPICS.filter((topic) => !isOperationalTopic(topic)).sort());
     const docs = await openApiDocuments(t);
     for (const job of jobs) {

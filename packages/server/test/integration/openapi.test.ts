@@ -54,7 +54,7 @@ describe('OpenAPI documents', () => {
       expect(res.statusCode).toBe(200);
       const caps = res.json();
       expect(caps.apiVersion).toBe('1');
-      expect(caps.topics).toEqual(['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead']);
+      expect(caps.topics).toEqual(['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead', 'collection.deleted']);
       expect(caps.features).toEqual(expect.arrayContaining(['records', 'webhooks']));
       // Part II's identifiers, each as SPEC names it.
       expect(caps.features).toEqual(expect.arrayContaining([
