@@ -69,7 +69,7 @@ export async function readFeed(
   db: Kysely<Tables>,
   caps: DialectCapabilities,
   opts: { after: FeedPosition | null; filter: FeedFilter; limit: number; budget: number },
-): Promise<{ rows: FeedRow[]; head: FeedPosition | null; full: boolean }> {
+): Promise<{ rows: FeedRow[]; head: FeedPosition | null; full: boolean; bytesRead: number }> {
   const after = opts.after ?? BEFORE_ALL;
   const inline = inlineBytes(opts.budget, opts.limit);
   const { withHorizon, fromHorizon, h, matching } = feedStatementParts(caps, opts.filter);
@@ -95,11 +95,13 @@ export async function readFeed(
     .map((r) => ({ ...r, tx: Number(r.tx), position: Number(r.position) }))
     .sort(compareFeed);
   const events = page.map((r): ReadEvent<string> => ({ at: r, json: r.json, size: r.json !== null ? Buffer.byteLength(r.json) : Number(r.big) + BIG_EVENT_EXTRA_BYTES }));
-  const { kept } = await keepWithin(events, opts.budget, (json) => Buffer.byteLength(json), (at) => readEventJson(db, caps, at, 'text'));
+  const { kept, bigBytes } = await keepWithin(events, opts.budget, (json) => Buffer.byteLength(json), (at) => readEventJson(db, caps, at, 'text'));
+  const inlineRead = events.reduce((sum, e) => sum + (e.json !== null ? e.size : 0), 0);
   return {
     rows: kept.map((e, i) => ({ tx: e.at.tx, position: e.at.position, topic: page[i]!.topic, collection: page[i]!.collection, json: e.json })),
     head: headOf(rows.find((r) => r.head)),
     full: kept.length < page.length || (opts.limit > 0 && page.length === opts.limit),
+    bytesRead: inlineRead + bigBytes,
   };
 }
 
