@@ -20,6 +20,15 @@ export const PRUNED_TABLES = ['delivery_jobs', 'delivery_attempts', 'events'] as
 const DAY_MS = 86_400_000;
 // Small transactions (SPEC §10): a batch of jobs holds their attempts too, a few thousand rows at most.
 const BATCH = 500;
+/**
+ * A batch should take about this long (SPEC §12: nothing holds the event loop). Rows differ a thousandfold in size: on
+ * SQLite, whose statements run on the main thread, one batch of 500 events of ~2 MB (updates of 1 MiB records) took
+ * 2 s to delete (each overflow page is read to be freed). So batches start at FIRST_BATCH rows, double while they
+ * take under half of this and halve when one takes longer: small rows reach BATCH within a few batches, big ones
+ * settle where a batch takes tens of milliseconds.
+ */
+const BATCH_TARGET_MS = 25;
+const FIRST_BATCH = 4;
 const EVERY_MS = 60_000;
 // Longer than a pause between passes, renewed before every batch: a pass that dies hands over within this.
 const LEASE_MS = 90_000;
@@ -61,12 +70,13 @@ export async function prunePass(ctx: Context, opts: PassOptions = {}): Promise<P
     total.events = await countPrunableEvents(db, caps, events);
     return total;
   }
-  const limit = opts.batchSize ?? BATCH;
   const proceed = opts.proceed ?? (async () => true);
   for (const j of jobs) {
+    const pace = pacedBatches(ctx, opts.batchSize ?? BATCH);
     for (;;) {
       if (!(await proceed())) return total;
-      const n = await prune(db, caps, { ...j, limit });
+      const limit = pace.size;
+      const n = await pace.timed(() => prune(db, caps, { ...j, limit }));
       total.delivery_jobs += n.jobs;
       total.delivery_attempts += n.attempts;
       opts.onBatch?.({ delivery_jobs: n.jobs, delivery_attempts: n.attempts });
@@ -74,15 +84,35 @@ export async function prunePass(ctx: Context, opts: PassOptions = {}): Promise<P
       await nextTurn();
     }
   }
+  const pace = pacedBatches(ctx, opts.batchSize ?? BATCH);
   for (;;) {
     if (!(await proceed())) return total;
-    const n = await pruneEvents(db, caps, { ...events, limit });
+    const limit = pace.size;
+    const n = await pace.timed(() => pruneEvents(db, caps, { ...events, limit }));
     total.events += n.events;
     opts.onBatch?.({ events: n.events });
     if (n.events < limit) break;
     await nextTurn();
   }
   return total;
+}
+
+/** The size of the next batch, from how long the last one took (BATCH_TARGET_MS), at most `max`. */
+function pacedBatches(ctx: Context, max: number): { readonly size: number; timed<T>(batch: () => Promise<T>): Promise<T> } {
+  let size = Math.min(max, FIRST_BATCH);
+  return {
+    get size() {
+      return size;
+    },
+    async timed(batch) {
+      const started = ctx.clock.now();
+      const result = await batch();
+      const took = ctx.clock.now() - started;
+      if (took > BATCH_TARGET_MS) size = Math.max(1, Math.floor(size / 2));
+      else if (took < BATCH_TARGET_MS / 2) size = Math.min(max, size * 2);
+      return result;
+    },
+  };
 }
 
 export function registerRetentionMetrics(registry: Registry): (removed: Partial<PruneCounts>) => void {
