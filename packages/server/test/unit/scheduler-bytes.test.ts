@@ -37,14 +37,15 @@ describe('the worker\'s byte budget', () => {
     const slots = new Slots(perProcess, perTarget);
     const first = s.plan(slots)!;
     expect(first.map((w) => w.maxBytes)).toEqual([CLAIM_MAX_BYTES / 2, CLAIM_MAX_BYTES / 2]);
-    // What a claim of ~2 MB jobs returns under that budget, for both targets.
-    slots.hold(bigJobs('a', 8));
-    slots.hold(bigJobs('b', 8));
+    // Claims of ~2 MB jobs under that budget, until less room than a claim's budget is left.
+    slots.hold(bigJobs('a', 15));
+    slots.hold(bigJobs('b', 15));
     expect(s.hasRoom('a', slots)).toBe(true);
-    // Less room than a claim's budget left: the claim asks for what is left, shared.
+    // Then the claim asks for what is left, shared.
     const next = s.plan(slots)!;
-    expect(next.every((w) => w.maxBytes === Math.floor((HOLD_MAX_BYTES - 32 * MB) / 2))).toBe(true);
-    slots.hold(bigJobs('a', 16));
+    expect(next.map((w) => w.maxBytes)).toEqual([(HOLD_MAX_BYTES - 60 * MB) / 2, (HOLD_MAX_BYTES - 60 * MB) / 2]);
+    expect(HOLD_MAX_BYTES - 60 * MB).toBeLessThan(CLAIM_MAX_BYTES);
+    slots.hold(bigJobs('a', 2));
     expect(slots.heldBytes).toBe(HOLD_MAX_BYTES);
     // Full: no claim, no hand-off, although both targets hold far fewer jobs than their hold of 128.
     expect(slots.busy('a') + slots.busy('b')).toBe(32);

@@ -17,9 +17,11 @@ export interface ClaimRequest {
 
 /**
  * A claim's bytes when the caller names no budget (SPEC §12: claims are budgeted in bytes as they are read). With
- * ~2 MB payloads (a 1 MiB record's update event) a claim of 512 jobs would otherwise hold 1 GB.
+ * ~2 MB payloads (a 1 MiB record's update event) a claim of 512 jobs would otherwise hold 1 GB. 8 MiB, not more:
+ * SQLite reads a claim's payloads on the main thread, and a claim of 16 such jobs (32 MiB) took 350-600 ms on a
+ * loaded two-core machine, 4 of them (8 MiB) 26-56 ms. Small jobs never meet it (512 jobs of 1 KB are 0.6 MiB).
  */
-export const CLAIM_MAX_BYTES = 32 * 1024 * 1024;
+export const CLAIM_MAX_BYTES = 8 * 1024 * 1024;
 /** What a job costs besides its payload: its envelope's other members, and the held job's own objects. */
 export const JOB_OVERHEAD_BYTES = 256;
 
