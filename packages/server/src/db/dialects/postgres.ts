@@ -5,8 +5,8 @@ import { channelSignal } from './postgres-listen.js';
 import { outageSettings, surviveBrokenConnections, watchForStalls } from './postgres-outages.js';
 import type { Database, DialectCapabilities, QueryDialect, QueryValueType } from './types.js';
 
-// data is text: each expression parses it as jsonb. Text compares under "C" (code points); lower() under the libc
-// C.utf8 ctype maps one code point to one (the Unicode simple mapping); svc_instant is migration 009's function.
+// data is text: each expression parses it as jsonb. Text compares under "C" (code points); case folds by svc_lower
+// (migration 013: svc's own table of simple lowercase mappings, not the server's locale); svc_instant is migration 009's.
 const fieldSql = (name: string, type: QueryValueType): string => {
   const value = `(data::jsonb ->> '${name}')`;
   switch (type) {
