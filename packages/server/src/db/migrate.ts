@@ -13,6 +13,7 @@ import * as m010 from './migrations/010_field_statistics.js';
 import * as m011 from './migrations/011_lean_claims.js';
 import * as m012 from './migrations/012_event_json_prefix.js';
 import * as m013 from './migrations/013_case_mapping.js';
+import * as m014 from './migrations/014_event_retention_index.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011_lean_claims': m011,
   '012_event_json_prefix': m012,
   '013_case_mapping': m013,
+  '014_event_retention_index': m014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
