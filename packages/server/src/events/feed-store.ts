@@ -105,6 +105,48 @@ export async function readFeed(
   };
 }
 
+/** Whether an event passes a read's filters (what the statements' `matching` says, for rows already read). */
+export const matchesFilter = (f: FeedFilter, e: { collection: string; topic: string }): boolean =>
+  (f.operational === true || e.collection !== OPERATIONAL_COLLECTION) &&
+  (f.collections === null || f.collections.includes(e.collection)) &&
+  (f.topics === null || f.topics.includes(e.topic));
+
+/**
+ * What committed after `after`, below the horizon, without reading any payload: positions, collections and topics
+ * of at most `limit` events (every collection, operational ones too), and the head. One fixed statement text (its
+ * plan kept on PostgreSQL): the long-polls' shared look (feed-watch.ts).
+ */
+export async function readFeedPositions(
+  db: Kysely<Tables>,
+  caps: DialectCapabilities,
+  opts: { after: FeedPosition; limit: number },
+): Promise<{ rows: Array<FeedPosition & { topic: string; collection: string }>; head: FeedPosition | null; full: boolean }> {
+  const { after } = opts;
+  const { withHorizon, fromHorizon, h } = feedStatementParts(caps, { collections: null, topics: null, operational: true });
+  const statement = sql<{ topic: string; collection: string; tx: number; position: number; head: boolean }>`
+    ${withHorizon}
+    select * from (
+      select topic, collection, tx, position, false as head
+        from events${fromHorizon}
+       where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position})
+       order by tx, position
+       limit ${opts.limit}) page
+    union all
+    select * from (
+      select topic, collection, tx, position, true as head
+        from events${fromHorizon}
+       where position is not null and tx < ${h}
+       order by tx desc, position desc
+       limit 1) head`.compile(db);
+  caps.keepPlan(statement.sql);
+  const { rows } = await db.executeQuery(statement);
+  const page = rows
+    .filter((r) => !r.head)
+    .map((r) => ({ topic: r.topic, collection: r.collection, tx: Number(r.tx), position: Number(r.position) }))
+    .sort(compareFeed);
+  return { rows: page, head: headOf(rows.find((r) => r.head)), full: page.length === opts.limit };
+}
+
 /** The position of the newest event in the feed, whatever the horizon; retention never removes it. */
 export async function newestFeedPosition(db: Kysely<Tables>): Promise<FeedPosition | null> {
   const { rows } = await sql<FeedPosition>`select tx, position from events where position is not null order by tx desc, position desc limit 1`.execute(db);

@@ -1,8 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { AppError, problemBody } from '../errors.js';
 import { ORIGIN } from './feed.js';
-import { beyond, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
-import { OPERATIONAL_COLLECTION } from '../lib/ids.js';
+import { beyond, matchesFilter, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
 
 export interface StreamRequest {
   res: ServerResponse;
@@ -16,9 +15,6 @@ export interface StreamRequest {
   recheck(): Promise<AppError | null>;
 }
 
-const matches = (f: FeedFilter, row: FeedRow): boolean =>
-  (f.operational === true || row.collection !== OPERATIONAL_COLLECTION) &&
-  (f.collections === null || f.collections.includes(row.collection)) && (f.topics === null || f.topics.includes(row.topic));
 
 /**
  * The bytes handed to a client's socket that it has not read yet, as far as svc can see: what is still in Node's
@@ -112,7 +108,7 @@ export class FeedStream {
       const row = rows[i]!;
       if (!beyond(row, this.position)) continue;
       this.position = row;
-      if (matches(this.req.filter, row)) taken.push(frames[i]!);
+      if (matchesFilter(this.req.filter, row)) taken.push(frames[i]!);
     }
     if (taken.length === 0) return;
     if (taken.length === rows.length) this.write(all, largest);
@@ -135,7 +131,7 @@ export class FeedStream {
       const row = rows[i]!;
       if (!beyond(row, this.position)) continue;
       this.position = row;
-      if (!matches(this.req.filter, row)) continue;
+      if (!matchesFilter(this.req.filter, row)) continue;
       const frame = frames[i]!;
       if (bytes > 0 && bytes + frame.length > CATCH_UP_CHUNK_BYTES) await flush();
       chunk.push(frame);

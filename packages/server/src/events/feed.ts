@@ -43,6 +43,13 @@ export interface FeedPageRequest {
    * for waiting long-polls and returns their release, or throws `rate_limited` (SVC_LONG_POLLS_PER_TOKEN).
    */
   holdWait?: () => () => void;
+  /** Where a long-poll waits, when the process shares one look among its long-polls (feed-watch.ts); else `waker`. */
+  watch?: LongPollWatch;
+}
+
+/** Waits for an event matching `filter` after `from`; says whether one may be there and how far it examined meanwhile. */
+export interface LongPollWatch {
+  until(filter: FeedFilter, from: FeedPosition, ms: number, signal: AbortSignal): Promise<{ matched: boolean; examined: FeedPosition }>;
 }
 
 /**
@@ -69,7 +76,8 @@ export async function feedPage(ctx: Context, req: FeedPageRequest): Promise<Buff
 /**
  * A page read for a request: waits (long-poll) while there is nothing to show. Each read that finds nothing has
  * examined every event up to the head it saw, none of which matched: the next read starts there, not at `after`
- * (SPEC §12), so a long-poll on a quiet collection beside a busy one reads only what committed since its last look.
+ * (SPEC §12), and while it waits the process's shared look (req.watch) examines on for it, so a long-poll on a
+ * quiet collection beside a busy one reads again only when a matching event has committed (or its time is up).
  */
 async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest): Promise<PageBytes> {
   const { db, caps } = ctx.database;
@@ -84,7 +92,8 @@ async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest)
       if (joined.kept > 0 || Date.now() >= deadline || req.signal.aborted) return page(joined, from, req);
       from = laterOf(joined.head, from);
       release ??= req.holdWait?.() ?? null;
-      await req.waker.wait(Math.min(RECHECK_MS, deadline - Date.now()), req.signal);
+      if (req.watch) from = (await req.watch.until(req.filter, from, deadline - Date.now(), req.signal)).examined;
+      else await req.waker.wait(Math.min(RECHECK_MS, deadline - Date.now()), req.signal);
     }
   } finally {
     release?.();

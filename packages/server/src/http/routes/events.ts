@@ -8,6 +8,7 @@ import { AppError } from '../../errors.js';
 import { decodeFeedCursor, feedCollections, feedPage, FeedWaker, forbiddenCollection, refuseUnissued } from '../../events/feed.js';
 import { FeedFanout, STREAM_TIMING, type StreamTiming } from '../../events/feed-fanout.js';
 import { FeedReadAhead } from '../../events/feed-read-ahead.js';
+import { FeedWatch } from '../../events/feed-watch.js';
 import { OwnerSlots } from '../../events/owner-slots.js';
 import { resolveSession } from '../../auth/sessions.js';
 import { SESSION_COOKIE } from '../auth.js';
@@ -48,8 +49,9 @@ export interface FeedRuntime {
   fanout: FeedFanout;
   /** Full pages read ahead for readers catching up (events/feed-read-ahead.ts). */
   readAhead: FeedReadAhead;
-  /** Long-polls waiting per token or admin session (SVC_LONG_POLLS_PER_TOKEN). */
+  /** Long-polls waiting per token or admin session (SVC_LONG_POLLS_PER_TOKEN), and the one look they share. */
   waits: OwnerSlots;
+  watch: FeedWatch;
   closing: AbortSignal;
   close(): Promise<void>;
 }
@@ -83,6 +85,7 @@ export function createFeedRuntime(ctx: Context, timing: StreamTiming = STREAM_TI
     fanout,
     readAhead,
     waits: new OwnerSlots(ctx.config.longPollsPerToken),
+    watch: new FeedWatch(ctx, waker, closing.signal),
     closing: closing.signal,
     // A closing server answers its long-polls at once and ends its streams rather than holding the shutdown.
     async close() {
@@ -190,6 +193,7 @@ const answerPage = async (ctx: Context, feed: FeedRuntime, reply: FastifyReply, 
     signal: q.wait ? waitSignal(feed, reply) : feed.closing,
     waker: feed.waker,
     holdWait: holdWait(ctx, feed, opts.owner),
+    watch: feed.watch,
     // The next page is read in the turn after this one is written to the socket (the handler's answer is sent in a
     // microtask, before any immediate). Waiting for 'finish' (every byte flushed to the kernel) held the next read of
     // a 1.4 MB page until the client had pulled most of it: W9 SQLite 183-206k events/s against 210-242k, 2 runs each.
