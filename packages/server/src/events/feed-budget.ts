@@ -4,8 +4,8 @@
  * only their size (octet_length reads neither SQLite's overflow pages nor PostgreSQL's TOAST). The read is cut by those
  * sizes, and only the big events it keeps are read afterwards, in one statement (feed-store.ts readEventJson). So:
  *
- * - the first statement returns at most about max(budget, limit × INLINE_MIN_BYTES) bytes of JSON, whatever the
- *   events' sizes: no value the database builds (SQLite joins a page into one) can reach its own length limits;
+ * - the first statement returns at most about max(min(budget, 64 MiB), limit × INLINE_MIN_BYTES) bytes of JSON,
+ *   whatever the events' sizes: no value the database builds (SQLite joins a page into one) nears its length limits;
  * - the second at most the budget, or one event when the first alone is over it.
  *
  * Small events (W9's 1.4 KB) take the first statement only, in the shape it had before budgets (one CASE per row).
@@ -19,8 +19,15 @@ export const INLINE_MIN_BYTES = 1024;
 /** A big event's JSON besides its payload (the stored prefix of ~200 bytes, a brace), counted before it is read. */
 export const BIG_EVENT_EXTRA_BYTES = 512;
 
+/**
+ * What a read's first statement may take whole, all events together: SVC_LIST_MAX_BYTES may be set up to 1 GiB, past
+ * SQLite's 1e9-byte value limit for the joined page; beyond this the events are read by the second statement, a row each.
+ */
+export const INLINE_TOTAL_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Events whose stored payload is larger than this are read apart from their page, once the page has kept them. */
-export const inlineBytes = (budget: number, limit: number): number => Math.max(INLINE_MIN_BYTES, Math.floor(budget / Math.max(1, limit)));
+export const inlineBytes = (budget: number, limit: number): number =>
+  Math.max(INLINE_MIN_BYTES, Math.floor(Math.min(budget, INLINE_TOTAL_MAX_BYTES) / Math.max(1, limit)));
 
 /** How many of these events, in order, a page keeps: while their JSON and the commas between fit `budget`, at least one. */
 export function keptWithin(sizes: readonly number[], budget: number): number {

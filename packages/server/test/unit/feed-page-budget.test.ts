@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { feedOrder, INLINE_MIN_BYTES, inlineBytes, keepWithin, keptWithin, type ReadEvent } from '../../src/events/feed-budget.js';
+import { feedOrder, INLINE_MIN_BYTES, INLINE_TOTAL_MAX_BYTES, inlineBytes, keepWithin, keptWithin, type ReadEvent } from '../../src/events/feed-budget.js';
 import { positionKey, type FeedPosition } from '../../src/events/feed-position.js';
 
 const events = ['{"n":1}', '{"n":"ü2"}', '{"n":3}', '{"n":44}'];
@@ -21,6 +21,8 @@ describe('the byte budget of a feed read (events/feed-budget.ts)', () => {
     expect(inlineBytes(4 * 1024 * 1024, 100)).toBe(41943);
     expect(inlineBytes(2048, 1000)).toBe(INLINE_MIN_BYTES);
     expect(inlineBytes(0, 0)).toBe(INLINE_MIN_BYTES);
+    // A page budget past SQLite's value limit (SVC_LIST_MAX_BYTES up to 1 GiB) never makes the joined value that big.
+    expect(inlineBytes(1024 ** 3, 1000)).toBe(Math.floor(INLINE_TOTAL_MAX_BYTES / 1000));
   });
 
   it('says when positions came out of feed order, and their order', () => {
