@@ -278,7 +278,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {unknown} */
-            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "not_acceptable" | "cursor_expired" | "rate_limited" | "internal" | "unavailable" | "query_timeout";
+            code: "unauthorized" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "invalid_query" | "invalid_json" | "bad_request" | "header_too_large" | "uri_too_long" | "request_timeout" | "destination_refused" | "not_acceptable" | "cursor_expired" | "rate_limited" | "internal" | "unavailable" | "query_timeout" | "storage_full";
             requestId: string;
             errors?: {
                 path: string;
@@ -1212,6 +1212,15 @@ export interface operations {
             };
             /** @description Problem details */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
