@@ -13,6 +13,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { Tables } from '../tables.js';
+import { OverBudgetError } from './sqlite-functions.js';
 import type { ReaderReply, ReaderRequest } from './sqlite-reader-thread.js';
 
 /** What a records query that outlived SVC_QUERY_TIMEOUT_MS rejects with (caps.isQueryTimeout knows the code). */
@@ -203,10 +204,21 @@ function withBuffers(row: unknown): unknown {
   return r;
 }
 
-/** A Kysely instance whose every statement runs on the pool: reads only, no transactions. */
-export function readerKysely(pool: ReaderPool): Kysely<Tables> {
+/**
+ * A Kysely instance for records queries: reads only, no transactions. Each statement runs first on the main
+ * connection (`main`), where the row check gives it up once it outgrows its budget (OverBudgetError), and then on the
+ * pool, where it may run until the query timeout.
+ */
+export function readerKysely(pool: ReaderPool, main: Kysely<Tables>): Kysely<Tables> {
   const connection: DatabaseConnection = {
-    executeQuery: <R>(q: CompiledQuery) => pool.run(q.sql, q.parameters) as Promise<QueryResult<R>>,
+    executeQuery: async <R>(q: CompiledQuery) => {
+      try {
+        return await main.executeQuery<R>(q);
+      } catch (err) {
+        if (!(err instanceof OverBudgetError)) throw err;
+        return (await pool.run(q.sql, q.parameters)) as QueryResult<R>;
+      }
+    },
     // eslint-disable-next-line require-yield
     streamQuery: async function* () {
       throw new Error('the SQLite reader pool does not stream');

@@ -5,10 +5,18 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
-import { registerQueryFunctions } from './sqlite-functions.js';
+import { registerQueryFunctions, type MainBudget } from './sqlite-functions.js';
 import { statementCache } from './sqlite-statements.js';
 import { ReaderPool, ReaderTimeoutError, readerKysely } from './sqlite-readers.js';
 import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
+
+const ROW_CHECK = '(rowid % 64 <> 0 or svc_check())';
+/**
+ * How long a records query may run on the main connection before it is given up there and run again on a reader
+ * thread: most finish well within it (W11's indexed page: about 1 ms), and a thread hop would cost them more than they
+ * take (the clone of their rows); a slow one holds the event loop this long, plus at most 64 rows' work.
+ */
+const MAIN_BUDGET_MS = 20;
 
 const fieldSql = (name: string, type: QueryValueType): string =>
   type === 'datetime' ? `svc_instant(json_extract(data, '$.${name}'))` : `json_extract(data, '$.${name}')`;
@@ -32,8 +40,8 @@ const query: QueryDialect = {
   analyzeIndex: (index) => `analyze "${index}"`,
   indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
   explain: 'explain query plan',
-  // One modulo a row in SQLite's VM, one JavaScript call per 1,024 rows: within the noise of a 200,000-row scan.
-  rowCheck: '(rowid % 1024 <> 0 or svc_check())',
+  // One modulo a row in SQLite's VM, one JavaScript call per 64 rows: within the noise of a 200,000-row scan.
+  rowCheck: ROW_CHECK,
 };
 
 const LAST_POSITION = CompiledQuery.raw('select position from events where position is not null order by tx desc, position desc limit 1');
@@ -78,7 +86,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * Kysely prepares every query anew; preparing costs more than running most of svc's statements. The SQL text of a
  * query is stable (values are parameters), so prepared statements are kept by text, least recently used dropped.
  */
-function withStatementCache(native: SQLite.Database): SqliteDatabase {
+function withStatementCache(native: SQLite.Database, budget: MainBudget, budgetMs: number): SqliteDatabase {
   const cached = statementCache(native, STATEMENT_CACHE_SIZE);
   return {
     close: () => native.close(),
@@ -89,6 +97,8 @@ function withStatementCache(native: SQLite.Database): SqliteDatabase {
       // SQLite rolls a transaction back by itself after some failures (SQLITE_FULL, an I/O error): Kysely's rollback
       // then failed with "no transaction is active", an error that replaced the one saying why (outages, SPEC §12).
       const text = query === 'begin' ? 'begin immediate' : query === 'rollback' && !native.inTransaction ? 'select 0 where 0' : query;
+      // Kysely runs the statement right after preparing it, in the same turn: the budget is this statement's.
+      budget.deadline = text.includes(ROW_CHECK) ? performance.now() + budgetMs : Infinity;
       return cached(text);
     },
   };
@@ -118,14 +128,15 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
   native.pragma(`synchronous = ${synchronous}`);
   native.pragma('busy_timeout = 5000');
   native.pragma('foreign_keys = ON');
-  registerQueryFunctions(native);
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
+  // An in-memory database is this connection's alone: no other connection can read it.
+  const pool = readers.count > 0 && path !== ':memory:' ? new ReaderPool(path, readers.count, readers.timeoutMs) : null;
+  const budget: MainBudget = { deadline: Infinity };
+  registerQueryFunctions(native, budget);
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(native, budget, pool ? MAIN_BUDGET_MS : Infinity) }) });
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const grouped = new GroupCommit(db);
-  // An in-memory database is this connection's alone: no other connection can read it.
-  const pool = readers.count > 0 && path !== ':memory:' ? new ReaderPool(path, readers.count, readers.timeoutMs) : null;
-  const queries = pool ? readerKysely(pool) : db;
+  const queries = pool ? readerKysely(pool, db) : db;
   return {
     db,
     queries,
