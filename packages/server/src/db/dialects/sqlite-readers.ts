@@ -62,7 +62,7 @@ function startThread(path: string): Worker {
  * Threads that run SQLite reads beside the event loop, each with its own read-only connection (WAL lets them read
  * committed data while the main connection writes). A statement that runs longer than `timeoutMs` is answered with
  * ReaderTimeoutError at once and its thread is ended: better-sqlite3 cannot interrupt a statement, so the thread is
- * terminated, which takes effect at its next call into JavaScript (svc_check, every 1,024 rows: QueryDialect.rowCheck),
+ * terminated, which takes effect at its next call into JavaScript (svc_check, every 64 rows: QueryDialect.rowCheck),
  * and replaced when work waits. A request waiting for a free reader waits at most `timeoutMs` too. Threads being ended
  * count against `size`, so runaway queries cannot multiply threads.
  */

@@ -154,10 +154,10 @@ export interface QueryDialect {
   /** The prefix that makes a statement answer with its plan. */
   readonly explain: string;
   /**
-   * A condition true for every row, added to every records query so a runaway one can be stopped: SQLite calls into
-   * JavaScript (svc_check) once every 1,024 rows it examines, where a reader thread being ended stops at once
-   * (sqlite-readers.ts; better-sqlite3 cannot interrupt a statement). Null where the database stops statements
-   * itself (PostgreSQL's statement_timeout).
+   * A condition true for every row, added to every records query so a long one can be stopped: SQLite calls into
+   * JavaScript (svc_check) about once every 64 rows it examines, where the main connection gives the statement up
+   * past its budget and a reader thread being ended stops at once (sqlite-readers.ts; better-sqlite3 cannot interrupt
+   * a statement). Null where the database stops statements itself (PostgreSQL's statement_timeout).
    */
   readonly rowCheck: string | null;
 }
