@@ -1,5 +1,6 @@
+import { StatementLog } from '../helpers/statement-log.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sql, type Kysely, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { createAdmin } from '../../src/auth/setup.js';
 import type { Context } from '../../src/context.js';
 import type { Tables } from '../../src/db/tables.js';
@@ -52,17 +53,6 @@ async function insertInBulk<T>(db: Kysely<Tables>, total: number, row: (i: numbe
   await sql`analyze`.execute(db);
 }
 
-/** Every statement a Kysely instance runs, as the operation nodes it compiles. */
-class StatementLog implements KyselyPlugin {
-  readonly nodes: RootOperationNode[] = [];
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.nodes.push(args.node);
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
-  }
-}
 
 describe.each(DIALECTS)('replay and recover over 200,000 rows (%s)', (dialect) => {
   let svc: TestServer | undefined;

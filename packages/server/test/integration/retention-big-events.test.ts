@@ -1,4 +1,5 @@
-import { CompiledQuery, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import { StatementLog } from '../helpers/statement-log.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pruneEvents } from '../../src/events/retention-store.js';
 import { newId } from '../../src/lib/ids.js';
@@ -13,17 +14,6 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  */
 const EVENTS = 300;
 
-/** Every statement a Kysely instance runs, as the operation nodes it compiles. */
-class StatementLog implements KyselyPlugin {
-  readonly nodes: RootOperationNode[] = [];
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.nodes.push(args.node);
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
-  }
-}
 
 describe.each(DIALECTS)('retention over events of ~2 MB (%s)', (dialect) => {
   let svc: TestServer | undefined;
