@@ -11,7 +11,7 @@ import type { Context } from './context.js';
 import { AppError } from './errors.js';
 import { adminAuthHook } from './http/auth.js';
 import { registerJsonParser } from './http/json-body.js';
-import { createRegistry, registerHttpMetrics } from './http/metrics.js';
+import { createRegistry, registerFeedMetrics, registerHttpMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
 import { allowAbsent, isOptionalBody, trackOptionalBodies } from './http/optional-body.js';
 import { corsHeaders } from './http/cors.js';
@@ -227,6 +227,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(recordRoutes(ctx, outbox));
   await app.register(batchRoutes(ctx, outbox));
   const feed = createFeedRuntime(ctx, options.streamTiming);
+  registerFeedMetrics(registry, { waitingPolls: () => feed.waits.total, openStreams: () => feed.fanout.openStreams });
   const dropQuiet = dropQuietConnectionsOnClose(app);
   app.addHook('preClose', async () => {
     await feed.close();

@@ -63,6 +63,11 @@ export class FeedFanout {
     this.slots = new OwnerSlots(ctx.config.streamsPerToken);
   }
 
+  /** Event streams open in this process. */
+  get openStreams(): number {
+    return this.slots.total;
+  }
+
   /** Refuses a stream beyond SVC_STREAMS_PER_TOKEN for its owner, before anything is written. */
   admit(owner: string): void {
     if (!this.slots.free(owner)) {

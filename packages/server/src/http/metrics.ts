@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DATABASE_ERROR_KINDS, type DatabaseErrorKind } from '../db/database-errors.js';
 
 declare module 'fastify' {
@@ -46,5 +46,25 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry): v
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
     done();
+  });
+}
+
+/** What the feed holds open in this process, read at scrape time. */
+export function registerFeedMetrics(registry: Registry, feed: { waitingPolls(): number; openStreams(): number }): void {
+  new Gauge({
+    name: 'svc_feed_long_polls_waiting',
+    help: 'Long-polls of the event feed waiting in this process (each holds one of its token\'s SVC_LONG_POLLS_PER_TOKEN places)',
+    registers: [registry],
+    collect() {
+      this.set(feed.waitingPolls());
+    },
+  });
+  new Gauge({
+    name: 'svc_feed_streams_open',
+    help: 'Event streams (Server-Sent Events) open in this process',
+    registers: [registry],
+    collect() {
+      this.set(feed.openStreams());
+    },
   });
 }
