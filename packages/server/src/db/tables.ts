@@ -88,6 +88,18 @@ export interface WebhooksTable {
   /** The auto-disable rule's counters: the first failed attempt after the last success (null while healthy), and failed attempts since. */
   failing_since: number | null;
   failed_attempts: number;
+  /** Migration 015 (SPEC §13): `svc` | `standard` | `both`; `hmac-sha256` | `ed25519`. */
+  signature_scheme: string;
+  signature_algorithm: string;
+  /** An ed25519 target's public key (`whpk_…`); its private key is in secret_sealed. */
+  public_key: string | null;
+  /** Static headers: the JSON object sealed, and its names with masked values (what answers show). */
+  headers_sealed: string | null;
+  headers_shown: string | null;
+  /** The rate limit (null: none), and the shared bucket: the Unix second it counts, attempts started in it. */
+  rate_per_second: number | null;
+  rate_window: number | null;
+  rate_used: number;
 }
 
 export interface EventsTable {

@@ -13,8 +13,24 @@ export interface Subscription {
 }
 
 export type DisabledReason = 'manual' | 'failing' | 'gone';
+export type SignatureScheme = 'svc' | 'standard' | 'both';
+export type SignatureAlgorithm = 'hmac-sha256' | 'ed25519';
 
-export interface TargetRow extends Subscription {
+/** How a target's receiver wants its deliveries (SPEC §13). */
+export interface ReceiverSettings {
+  signatureScheme: SignatureScheme;
+  signatureAlgorithm: SignatureAlgorithm;
+  /** An ed25519 target's public key (`whpk_…`), else null. */
+  publicKey: string | null;
+  /** The static headers, a JSON object sealed as a whole (null: none). */
+  headersSealed: string | null;
+  /** The same names, each value masked as answers show it (`…a1b2`). */
+  headersShown: Record<string, string> | null;
+  /** Attempts per second across every process, or null for no limit. */
+  ratePerSecond: number | null;
+}
+
+export interface TargetRow extends Subscription, ReceiverSettings {
   id: string;
   name: string;
   url: string;
@@ -23,6 +39,7 @@ export interface TargetRow extends Subscription {
   /** Why it is disabled, and since when (SPEC §10): null while enabled. */
   disabledReason: DisabledReason | null;
   disabledAt: number | null;
+  /** The signing secret, or an ed25519 target's private key, sealed. */
   secretSealed: string;
   previousSecretSealed: string | null;
   previousSecretExpiresAt: number | null;
@@ -48,6 +65,12 @@ export const toTarget = (r: WebhooksTable): TargetRow => ({
   filter: r.filter,
   changedFields: r.changed_fields === null ? null : (JSON.parse(r.changed_fields) as string[]),
   ordering: r.ordering === 'record' ? 'record' : 'none',
+  signatureScheme: r.signature_scheme as SignatureScheme,
+  signatureAlgorithm: r.signature_algorithm as SignatureAlgorithm,
+  publicKey: r.public_key,
+  headersSealed: r.headers_sealed,
+  headersShown: r.headers_shown === null ? null : (JSON.parse(r.headers_shown) as Record<string, string>),
+  ratePerSecond: r.rate_per_second === null ? null : Number(r.rate_per_second),
 });
 
 const jsonOrNull = (list: readonly string[] | null): string | null => (list === null ? null : JSON.stringify(list));
@@ -75,6 +98,14 @@ export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<vo
       filter: t.filter,
       changed_fields: jsonOrNull(t.changedFields),
       ordering: t.ordering,
+      signature_scheme: t.signatureScheme,
+      signature_algorithm: t.signatureAlgorithm,
+      public_key: t.publicKey,
+      headers_sealed: t.headersSealed,
+      headers_shown: t.headersShown === null ? null : JSON.stringify(t.headersShown),
+      rate_per_second: t.ratePerSecond,
+      rate_window: null,
+      rate_used: 0,
     })
     .execute();
 }
@@ -108,7 +139,7 @@ export async function subscribedTargets(db: Kysely<Tables>, topic: Topic): Promi
 export async function updateTarget(
   db: Kysely<Tables>,
   id: string,
-  patch: Partial<Pick<TargetRow, 'name' | 'url' | 'topics' | 'enabled' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt' | keyof Subscription>>,
+  patch: Partial<Pick<TargetRow, 'name' | 'url' | 'topics' | 'enabled' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt' | keyof Subscription | keyof ReceiverSettings>>,
   now: number,
 ): Promise<boolean> {
   const set: Partial<WebhooksTable> = { updated_at: now };
@@ -122,6 +153,12 @@ export async function updateTarget(
   if (patch.filter !== undefined) set.filter = patch.filter;
   if (patch.changedFields !== undefined) set.changed_fields = jsonOrNull(patch.changedFields);
   if (patch.ordering !== undefined) set.ordering = patch.ordering;
+  if (patch.signatureScheme !== undefined) set.signature_scheme = patch.signatureScheme;
+  if (patch.signatureAlgorithm !== undefined) set.signature_algorithm = patch.signatureAlgorithm;
+  if (patch.publicKey !== undefined) set.public_key = patch.publicKey;
+  if (patch.headersSealed !== undefined) set.headers_sealed = patch.headersSealed;
+  if (patch.headersShown !== undefined) set.headers_shown = patch.headersShown === null ? null : JSON.stringify(patch.headersShown);
+  if (patch.ratePerSecond !== undefined) set.rate_per_second = patch.ratePerSecond;
   let q = db.updateTable('webhooks').set(set);
   // An admin's switch: disabling keeps the reason of a target already disabled; enabling clears it and the failure
   // counters, so the auto-disable rule starts afresh instead of striking again at the next failed attempt.
@@ -141,7 +178,7 @@ export async function updateTarget(
 export async function deleteTarget(db: Kysely<Tables>, id: string, now: number): Promise<boolean> {
   const res = await db
     .updateTable('webhooks')
-    .set({ deleted_at: now, enabled: 0, secret_sealed: null, previous_secret_sealed: null, previous_secret_expires_at: null, updated_at: now })
+    .set({ deleted_at: now, enabled: 0, secret_sealed: null, previous_secret_sealed: null, previous_secret_expires_at: null, headers_sealed: null, headers_shown: null, updated_at: now })
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();

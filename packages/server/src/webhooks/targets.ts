@@ -93,6 +93,12 @@ export async function createTarget(ctx: Context, input: TargetInput, checkFilter
     createdAt: now,
     updatedAt: now,
     ...subscription,
+    signatureScheme: 'svc',
+    signatureAlgorithm: 'hmac-sha256',
+    publicKey: null,
+    headersSealed: null,
+    headersShown: null,
+    ratePerSecond: null,
   };
   await insertTarget(ctx.database.db, row);
   return { ...row, secret };
