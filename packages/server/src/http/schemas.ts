@@ -108,6 +108,17 @@ export const ApiTokenCreated = Type.Object(
 
 export const TopicSchema = Type.Enum(TOPICS);
 
+export const SignatureScheme = Type.Union([Type.Literal('svc'), Type.Literal('standard'), Type.Literal('both')], {
+  description: 'Which headers sign a delivery: `svc` (Svc-Delivery, Svc-Timestamp, Svc-Signature), `standard` (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature) or `both`.',
+});
+export const SignatureAlgorithm = Type.Union([Type.Literal('hmac-sha256'), Type.Literal('ed25519')], {
+  description: '`ed25519` (with `standard` only): a key pair instead of a secret; `v1a,` signatures verified with `publicKey`.',
+});
+export const RateLimit = Type.Object(
+  { perSecond: Type.Integer({ minimum: 1, maximum: 10_000, description: 'Attempts started per second at most, across every process.' }) },
+  { additionalProperties: false },
+);
+
 export const Webhook = Type.Object(
   {
     id: Type.String({ pattern: '^wh_' }),
@@ -119,6 +130,11 @@ export const Webhook = Type.Object(
     filter: Type.Union([Type.String(), Type.Null()], { description: 'Only record events whose record (or previous state) matches this expression.' }),
     changedFields: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'record.updated only when one of these fields changed; null: any.' }),
     ordering: Type.Union([Type.Literal('none'), Type.Literal('record')], { description: '`record`: one record\'s deliveries to this target one at a time, oldest version first.' }),
+    signatureScheme: SignatureScheme,
+    signatureAlgorithm: SignatureAlgorithm,
+    publicKey: Type.Union([Type.String({ pattern: '^whpk_' }), Type.Null()], { description: 'An ed25519 target\'s public key: `whpk_` and the base64 of its 32 bytes. Not secret.' }),
+    headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'Static headers sent with every attempt; values masked: `…` and their last four characters.' }),
+    rateLimit: Type.Union([RateLimit, Type.Null()]),
     disabledReason: Type.Union([Type.Literal('manual'), Type.Literal('failing'), Type.Literal('gone'), Type.Null()], {
       description: 'manual: an admin disabled it; failing: svc did, after SVC_WEBHOOK_DISABLE_AFTER without success; gone: svc did, on a 410 answer',
     }),
@@ -130,7 +146,10 @@ export const Webhook = Type.Object(
 );
 
 export const WebhookWithSecret = Type.Object(
-  { ...Webhook.properties, secret: Type.String({ pattern: '^whsec_', description: 'The signing secret: shown in this answer only.' }) },
+  {
+    ...Webhook.properties,
+    secret: Type.Optional(Type.String({ pattern: '^whsec_', description: 'The signing secret (an HMAC target\'s): shown in this answer only. An ed25519 target has `publicKey` instead.' })),
+  },
   { $id: 'WebhookWithSecret', ...strict },
 );
 

@@ -1,20 +1,23 @@
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
-import { randomToken } from '../lib/crypto.js';
+import { randomBytes } from 'node:crypto';
 import { newId, TEST_RECORD_ID } from '../lib/ids.js';
 import { checkDestination, DestinationError, offlineDestinationProblem, webhookUrlProblem } from './destination-guard.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Outbox } from './outbox.js';
-import { deleteTarget, findTarget, insertTarget, updateTarget, type Subscription, type TargetRow } from './targets-store.js';
+import { hmacKey, isStandardSecret, newKeyPair, openPrivateKey, SECRET_PREFIX, type SigningKeys } from './signing.js';
+import { checkStaticHeaders, sealStaticHeaders } from './static-headers.js';
+import { deleteTarget, findTarget, insertTarget, updateTarget, type ReceiverSettings, type SignatureAlgorithm, type SignatureScheme, type Subscription, type TargetRow } from './targets-store.js';
 import { killTargetJobs } from './queue/kill-target-jobs.js';
 import { markOrdered, releaseHeld } from './queue/release-held.js';
 import type { Topic } from './topics.js';
 
-export const SECRET_PREFIX = 'whsec_';
+export { SECRET_PREFIX };
 export const TEST_COLLECTION = '_test';
 
-const newSecret = (): string => `${SECRET_PREFIX}${randomToken(32)}`;
+/** `whsec_` and the standard base64, padded, of 32 random bytes: what every Standard Webhooks library decodes. */
+const newSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 
 /**
  * Save-time destination rules. The URL's shape is always checked, and so is an address written literally in it
@@ -40,11 +43,44 @@ async function checkUrl(ctx: Context, url: string, enabled: boolean): Promise<vo
   }
 }
 
-export interface TargetInput extends Partial<Subscription> {
+/** What a receiver asks of its deliveries (SPEC §13), as the API takes it. */
+export interface ReceiverInput {
+  signatureScheme?: SignatureScheme;
+  signatureAlgorithm?: SignatureAlgorithm;
+  headers?: Record<string, string> | null;
+  rateLimit?: { perSecond: number } | null;
+}
+
+export interface TargetInput extends Partial<Subscription>, ReceiverInput {
   name: string;
   url: string;
   topics: Topic[];
   enabled?: boolean;
+}
+
+/** Signing material made for a target: a secret, or an ed25519 key pair. What is shown is shown once (but a public key). */
+interface Material {
+  sealed: string;
+  publicKey: string | null;
+  secret: string | null;
+}
+
+function newMaterial(ctx: Context, id: string, algorithm: SignatureAlgorithm): Material {
+  if (algorithm === 'ed25519') {
+    const pair = newKeyPair();
+    return { sealed: ctx.box.seal(pair.privateKey, id), publicKey: pair.publicKey, secret: null };
+  }
+  const secret = newSecret();
+  return { sealed: ctx.box.seal(secret, id), publicKey: null, secret };
+}
+
+/** ed25519 signs the Standard Webhooks scheme only (svc's own headers are HMAC by definition). */
+function checkAlgorithm(scheme: SignatureScheme, algorithm: SignatureAlgorithm): void {
+  if (algorithm === 'ed25519' && scheme !== 'standard') {
+    throw new AppError('validation_failed', 'ed25519 signs the standard scheme only.', {
+      errors: [{ path: '/signatureAlgorithm', message: 'ed25519 requires signatureScheme "standard"' }],
+    });
+  }
 }
 
 /**
@@ -66,7 +102,10 @@ async function checkSubscription(sub: Pick<Subscription, 'collections' | 'filter
 
 const unique = <T>(list: readonly T[] | null | undefined): T[] | null | undefined => (list ? [...new Set(list)] : list);
 
-export async function createTarget(ctx: Context, input: TargetInput, checkFilter: FilterCheck): Promise<TargetRow & { secret: string }> {
+/** A target as made or re-keyed: `secret` (HMAC) or its public key (ed25519) is in this answer, the secret only here. */
+export type TargetWithMaterial = TargetRow & { secret: string | null };
+
+export async function createTarget(ctx: Context, input: TargetInput, checkFilter: FilterCheck): Promise<TargetWithMaterial> {
   const enabled = input.enabled ?? true;
   const subscription: Subscription = {
     collections: unique(input.collections) ?? null,
@@ -74,11 +113,15 @@ export async function createTarget(ctx: Context, input: TargetInput, checkFilter
     changedFields: unique(input.changedFields) ?? null,
     ordering: input.ordering ?? 'none',
   };
+  const signatureScheme = input.signatureScheme ?? 'svc';
+  const signatureAlgorithm = input.signatureAlgorithm ?? 'hmac-sha256';
+  checkAlgorithm(signatureScheme, signatureAlgorithm);
+  const headers = input.headers ? checkStaticHeaders(input.headers) : null;
   await checkSubscription(subscription, checkFilter);
   await checkUrl(ctx, input.url, enabled);
   const now = ctx.clock.now();
   const id = newId('wh', now);
-  const secret = newSecret();
+  const material = newMaterial(ctx, id, signatureAlgorithm);
   const row: TargetRow = {
     id,
     name: input.name,
@@ -87,21 +130,20 @@ export async function createTarget(ctx: Context, input: TargetInput, checkFilter
     enabled,
     disabledReason: enabled ? null : 'manual',
     disabledAt: enabled ? null : now,
-    secretSealed: ctx.box.seal(secret, id),
+    secretSealed: material.sealed,
     previousSecretSealed: null,
     previousSecretExpiresAt: null,
     createdAt: now,
     updatedAt: now,
     ...subscription,
-    signatureScheme: 'svc',
-    signatureAlgorithm: 'hmac-sha256',
-    publicKey: null,
-    headersSealed: null,
-    headersShown: null,
-    ratePerSecond: null,
+    signatureScheme,
+    signatureAlgorithm,
+    publicKey: material.publicKey,
+    ...sealStaticHeaders(ctx.box, id, headers),
+    ratePerSecond: input.rateLimit?.perSecond ?? null,
   };
   await insertTarget(ctx.database.db, row);
-  return { ...row, secret };
+  return { ...row, secret: material.secret };
 }
 
 export async function requireTarget(ctx: Context, id: string): Promise<TargetRow> {
@@ -110,7 +152,31 @@ export async function requireTarget(ctx: Context, id: string): Promise<TargetRow
   return t;
 }
 
-export async function patchTarget(ctx: Context, id: string, patch: Partial<TargetInput>, checkFilter: FilterCheck): Promise<TargetRow> {
+/**
+ * The receiver settings a PATCH changes. A new algorithm is new material (a secret, or a key pair) with no overlap:
+ * the old kind of signature is of no use to a receiver that verifies the new one, and the answer shows what is new.
+ * The standard scheme needs a secret of the standard alphabet: an older one is refused (`conflict`) until rotated.
+ */
+function receiverPatch(ctx: Context, current: TargetRow, patch: ReceiverInput): { set: Partial<ReceiverSettings & Pick<TargetRow, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>>; secret: string | null } {
+  const scheme = patch.signatureScheme ?? current.signatureScheme;
+  const algorithm = patch.signatureAlgorithm ?? current.signatureAlgorithm;
+  checkAlgorithm(scheme, algorithm);
+  const set: ReturnType<typeof receiverPatch>['set'] = {};
+  let secret: string | null = null;
+  if (patch.signatureScheme !== undefined) set.signatureScheme = scheme;
+  if (algorithm !== current.signatureAlgorithm) {
+    const material = newMaterial(ctx, current.id, algorithm);
+    Object.assign(set, { signatureAlgorithm: algorithm, secretSealed: material.sealed, publicKey: material.publicKey, previousSecretSealed: null, previousSecretExpiresAt: null });
+    secret = material.secret;
+  } else if (scheme !== 'svc' && algorithm === 'hmac-sha256' && !isStandardSecret(ctx.box.open(current.secretSealed, current.id))) {
+    throw new AppError('conflict', 'This target\'s secret predates Standard Webhooks (it is not standard base64): rotate it first, then choose this scheme.');
+  }
+  if (patch.headers !== undefined) Object.assign(set, sealStaticHeaders(ctx.box, current.id, patch.headers === null ? null : checkStaticHeaders(patch.headers)));
+  if (patch.rateLimit !== undefined) set.ratePerSecond = patch.rateLimit?.perSecond ?? null;
+  return { set, secret };
+}
+
+export async function patchTarget(ctx: Context, id: string, patch: Partial<TargetInput>, checkFilter: FilterCheck): Promise<TargetWithMaterial> {
   const current = await requireTarget(ctx, id);
   const url = patch.url ?? current.url;
   const enabled = patch.enabled ?? current.enabled;
@@ -127,12 +193,13 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
     ordering: subscription.ordering ?? current.ordering,
   };
   await checkSubscription(next, checkFilter);
+  const receiver = receiverPatch(ctx, current, patch);
   // Re-check when the URL changes or the target is switched on: both can make a live destination private.
   if (patch.url !== undefined || (enabled && !current.enabled)) await checkUrl(ctx, url, enabled);
   const topics = patch.topics ? [...new Set(patch.topics)] : undefined;
   const now = Math.max(ctx.clock.now(), current.updatedAt);
   await ctx.database.db.transaction().execute(async (trx) => {
-    await updateTarget(trx, id, { name: patch.name, url: patch.url, topics, enabled: patch.enabled, ...subscription }, now);
+    await updateTarget(trx, id, { name: patch.name, url: patch.url, topics, enabled: patch.enabled, ...subscription, ...receiver.set }, now);
     // Ordering switched off: nothing waits for an older job any more.
     if (current.ordering === 'record' && next.ordering === 'none') await releaseHeld(trx, { now, webhookId: id });
     // Switched on: what is already queued holds its record's place for the writes to come.
@@ -141,7 +208,7 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
   // Workers re-read targets on a wake-up: a new URL, topics or state applies to the next claim.
   await ctx.database.signal.notify().catch(() => {});
   // Read back: the disabled reason and time are the database's (a target svc disabled keeps its reason).
-  return requireTarget(ctx, id);
+  return { ...(await requireTarget(ctx, id)), secret: receiver.secret };
 }
 
 /** The target goes (soft: see deleteTarget), and in the same transaction its unfinished jobs end dead with `target_deleted`. */
@@ -153,27 +220,30 @@ export async function removeTarget(ctx: Context, id: string): Promise<void> {
   });
 }
 
-export async function rotateSecret(ctx: Context, id: string, overlapSeconds: number): Promise<TargetRow & { secret: string }> {
+/** New material of the target's algorithm; the old one keeps signing beside it for `overlapSeconds`. */
+export async function rotateSecret(ctx: Context, id: string, overlapSeconds: number): Promise<TargetWithMaterial> {
   const current = await requireTarget(ctx, id);
-  const secret = newSecret();
+  const material = newMaterial(ctx, id, current.signatureAlgorithm);
   const now = ctx.clock.now();
   const patch = {
-    secretSealed: ctx.box.seal(secret, id),
+    secretSealed: material.sealed,
+    publicKey: material.publicKey,
     previousSecretSealed: overlapSeconds > 0 ? current.secretSealed : null,
     previousSecretExpiresAt: overlapSeconds > 0 ? now + overlapSeconds * 1000 : null,
   };
   await updateTarget(ctx.database.db, id, patch, now);
   await ctx.database.signal.notify().catch(() => {});
-  return { ...current, ...patch, updatedAt: now, secret };
+  return { ...current, ...patch, updatedAt: now, secret: material.secret };
 }
 
-/** The secrets that sign now, newest first: the current one, and the previous one during its overlap. */
-export function signingSecrets(box: SecretBox, t: Pick<TargetRow, 'id' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>, now: number): string[] {
-  const secrets = [box.open(t.secretSealed, t.id)];
-  if (t.previousSecretSealed && t.previousSecretExpiresAt !== null && now < t.previousSecretExpiresAt) {
-    secrets.push(box.open(t.previousSecretSealed, t.id));
-  }
-  return secrets;
+type SealedMaterial = Pick<TargetRow, 'id' | 'signatureAlgorithm' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>;
+
+/** What signs now, newest first: the current secret or private key, and the previous one during its overlap. */
+export function signingKeys(box: SecretBox, t: SealedMaterial, now: number): SigningKeys {
+  const sealed = [t.secretSealed];
+  if (t.previousSecretSealed && t.previousSecretExpiresAt !== null && now < t.previousSecretExpiresAt) sealed.push(t.previousSecretSealed);
+  const opened = sealed.map((s) => box.open(s, t.id));
+  return t.signatureAlgorithm === 'ed25519' ? { algorithm: 'ed25519', keys: opened.map(openPrivateKey) } : { algorithm: 'hmac-sha256', keys: opened.map(hmacKey) };
 }
 
 /** A `webhook.test` job for this target alone, delivered like any other. */

@@ -18,6 +18,12 @@ export const targetView = (t: TargetRow) => ({
   filter: t.filter,
   changedFields: t.changedFields,
   ordering: t.ordering,
+  signatureScheme: t.signatureScheme,
+  signatureAlgorithm: t.signatureAlgorithm,
+  publicKey: t.publicKey,
+  // Masked (`…a1b2`): the values are sealed, and no answer opens them.
+  headers: t.headersShown,
+  rateLimit: t.ratePerSecond === null ? null : { perSecond: t.ratePerSecond },
   createdAt: iso(t.createdAt),
   updatedAt: iso(t.updatedAt),
 });

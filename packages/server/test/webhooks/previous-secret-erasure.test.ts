@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { pruneExpired } from '../../src/maintenance.js';
-import { signingSecrets } from '../../src/webhooks/targets.js';
+import { signingKeys } from '../../src/webhooks/targets.js';
 import { findTarget } from '../../src/webhooks/targets-store.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
@@ -26,13 +26,13 @@ describe.each(DIALECTS)('previous secret erased when its overlap ends (%s)', (di
     clock.advance(59_000);
     await pruneExpired(t.ctx);
     expect((await raw(id)).previous_secret_sealed).not.toBeNull();
-    expect(signingSecrets(t.ctx.box, (await findTarget(t.ctx.database.db, id))!, clock.now())).toEqual([newSecret, oldSecret]);
+    expect(signingKeys(t.ctx.box, (await findTarget(t.ctx.database.db, id))!, clock.now()).keys.map((k) => ('secret' in k ? k.secret : null))).toEqual([newSecret, oldSecret]);
 
     clock.advance(2_000);
     await pruneExpired(t.ctx);
     const after = await raw(id);
     expect(after.previous_secret_sealed).toBeNull();
     expect(after.previous_secret_expires_at).toBeNull();
-    expect(signingSecrets(t.ctx.box, (await findTarget(t.ctx.database.db, id))!, clock.now())).toEqual([newSecret]);
+    expect(signingKeys(t.ctx.box, (await findTarget(t.ctx.database.db, id))!, clock.now()).keys.map((k) => ('secret' in k ? k.secret : null))).toEqual([newSecret]);
   });
 });

@@ -10,7 +10,8 @@ import { listTargets } from '../../webhooks/targets-store.js';
 import type { Outbox } from '../../webhooks/outbox.js';
 import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest, type FilterCheck } from '../../webhooks/targets.js';
 import { presentTarget } from '../present.js';
-import { ListQuery, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
+import { ListQuery, RateLimit, SignatureAlgorithm, SignatureScheme, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
+import type { TargetWithMaterial } from '../../webhooks/targets.js';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: idPattern('wh').source }) });
 const security = [{ adminSession: [], csrfToken: [] }];
@@ -24,6 +25,17 @@ const Subscription = {
   changedFields: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { minItems: 1, maxItems: 100 }), Type.Null()])),
   ordering: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('record')])),
 };
+// SPEC §13's receiver fields. Header names and values are checked in static-headers.ts, where every refusal gets its
+// own path; the schema bounds only what could not be a header at all.
+const Receiver = {
+  signatureScheme: Type.Optional(SignatureScheme),
+  signatureAlgorithm: Type.Optional(SignatureAlgorithm),
+  headers: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 4096 })), Type.Null()])),
+  rateLimit: Type.Optional(Type.Union([RateLimit, Type.Null()])),
+};
+
+/** A target with what was made for it: a secret shown this once; an ed25519 target's public key is in every answer. */
+const withMaterial = (t: TargetWithMaterial) => (t.secret === null ? presentTarget(t) : { ...presentTarget(t), secret: t.secret });
 
 export const adminWebhookRoutes =
   (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
@@ -34,15 +46,14 @@ export const adminWebhookRoutes =
     app.post('/admin/v1/webhooks', {
       schema: {
         operationId: 'createWebhook',
-        summary: 'Register a webhook target; the signing secret appears in this answer only',
+        summary: 'Register a webhook target; the signing secret appears in this answer only (an ed25519 target: its public key, in every answer)',
         tags: ['webhooks'],
         security,
-        body: Type.Object({ name: Name, url: Url, topics: Topics, enabled: Type.Optional(Type.Boolean()), ...Subscription }, { additionalProperties: false }),
+        body: Type.Object({ name: Name, url: Url, topics: Topics, enabled: Type.Optional(Type.Boolean()), ...Subscription, ...Receiver }, { additionalProperties: false }),
         response: { 201: ref(WebhookWithSecret), ...errorResponses(401, 403, 413, 415, 422) },
       },
     }, async (request, reply) => {
-      const t = await createTarget(ctx, request.body, checkFilter);
-      return reply.code(201).send({ ...presentTarget(t), secret: t.secret });
+      return reply.code(201).send(withMaterial(await createTarget(ctx, request.body, checkFilter)));
     });
 
     app.get('/admin/v1/webhooks', {
@@ -60,17 +71,17 @@ export const adminWebhookRoutes =
     app.patch('/admin/v1/webhooks/:id', {
       schema: {
         operationId: 'updateWebhook',
-        summary: 'Change name, url, topics, enabled or the subscription (enabling or a new URL re-checks the destination)',
+        summary: 'Change name, url, topics, enabled, the subscription or the receiver settings (enabling or a new URL re-checks the destination; a new signatureAlgorithm answers the new secret once)',
         tags: ['webhooks'],
         security,
         params: IdParams,
         body: Type.Object(
-          { name: Type.Optional(Name), url: Type.Optional(Url), topics: Type.Optional(Topics), enabled: Type.Optional(Type.Boolean()), ...Subscription },
+          { name: Type.Optional(Name), url: Type.Optional(Url), topics: Type.Optional(Topics), enabled: Type.Optional(Type.Boolean()), ...Subscription, ...Receiver },
           { additionalProperties: false },
         ),
-        response: { 200: ref(Webhook), ...errorResponses(401, 403, 404, 413, 415, 422) },
+        response: { 200: ref(WebhookWithSecret), ...errorResponses(401, 403, 404, 409, 413, 415, 422) },
       },
-    }, async (request) => presentTarget(await patchTarget(ctx, request.params.id, request.body, checkFilter)));
+    }, async (request) => withMaterial(await patchTarget(ctx, request.params.id, request.body, checkFilter)));
 
     app.delete('/admin/v1/webhooks/:id', {
       schema: { operationId: 'deleteWebhook', summary: 'Delete a target; its unfinished jobs end dead (target_deleted)', tags: ['webhooks'], security, params: IdParams, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
@@ -82,7 +93,7 @@ export const adminWebhookRoutes =
     app.post('/admin/v1/webhooks/:id/rotate-secret', {
       schema: {
         operationId: 'rotateWebhookSecret',
-        summary: 'New signing secret; the old one keeps signing beside it for overlapSeconds',
+        summary: 'New signing secret (or ed25519 key pair); the old one keeps signing beside it for overlapSeconds',
         tags: ['webhooks'],
         security,
         params: IdParams,
@@ -90,8 +101,7 @@ export const adminWebhookRoutes =
         response: { 200: ref(WebhookWithSecret), ...errorResponses(401, 403, 404, 422) },
       },
     }, async (request) => {
-      const t = await rotateSecret(ctx, request.params.id, request.body?.overlapSeconds ?? 86_400);
-      return { ...presentTarget(t), secret: t.secret };
+      return withMaterial(await rotateSecret(ctx, request.params.id, request.body?.overlapSeconds ?? 86_400));
     });
 
     app.post('/admin/v1/webhooks/:id/test', {

@@ -2,9 +2,9 @@ import type { AttemptOutcome, DeliveryRequest } from '../http-client.js';
 import { NO_TRACE, type AttemptTrace } from '../connection-trace.js';
 import type { AttemptResult } from '../decision.js';
 import type { HeldJob } from '../queue/job.js';
-import { signatureHeader } from '../signing.js';
+import { signatureHeaders } from '../signing.js';
 import type { TargetRow } from '../targets-store.js';
-import type { SecretCache } from './secret-cache.js';
+import type { OpenedTarget, SecretCache } from './secret-cache.js';
 
 export interface DeliverySender {
   send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
@@ -43,9 +43,9 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
   });
   if (!target || !target.enabled) return notAttempted('target-unavailable');
   if (job.leaseExpiresAt - startedAt < deps.leaseSafetyMs) return notAttempted('lease-lapsing');
-  let secrets: string[];
+  let opened: OpenedTarget;
   try {
-    secrets = deps.secrets.secretsFor(target, startedAt);
+    opened = deps.secrets.openedFor(target, startedAt);
   } catch {
     return notAttempted('secret-unavailable');
   }
@@ -54,12 +54,12 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
     {
       url: target.url,
       body: job.body,
+      // The target's own headers first: none of their names can be one of svc's (static-headers.ts refuses them).
       headers: {
+        ...opened.headers,
         'content-type': 'application/json',
         'user-agent': 'svc-webhooks/1',
-        'svc-delivery': job.id,
-        'svc-timestamp': String(timestamp),
-        'svc-signature': signatureHeader(secrets, timestamp, job.body),
+        ...signatureHeaders(target.signatureScheme, opened.signing, job.id, timestamp, job.body),
       },
     },
     signal,

@@ -107,6 +107,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
           id: 'wh_a', name: 'wh_a', url: 'https://receiver.example/hook', topics: ['record.created'], enabled: true, disabledReason: null, disabledAt: null, secretSealed: 'sealed-secret',
           collections: null, filter: null, changedFields: null, ordering: 'none',
           previousSecretSealed: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
+          signatureScheme: 'svc', signatureAlgorithm: 'hmac-sha256', publicKey: null, headersSealed: null, headersShown: null, ratePerSecond: null,
         },
       },
     ]);
