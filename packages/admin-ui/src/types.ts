@@ -61,6 +61,16 @@ export interface ApiToken {
 
 export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead', 'collection.deleted'] as const;
 
+/** SPEC §13: which headers sign a delivery, and with what. ed25519 goes with "standard" only. */
+export const SIGNATURE_SCHEMES = ['svc', 'standard', 'both'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+export const SIGNATURE_ALGORITHMS = ['hmac-sha256', 'ed25519'] as const;
+export type SignatureAlgorithm = (typeof SIGNATURE_ALGORITHMS)[number];
+/** The server's bounds for SPEC §13's static headers and rate limit. */
+export const HEADERS_MAX = 20;
+export const HEADER_VALUE_MAX_BYTES = 1024;
+export const RATE_PER_SECOND_MAX = 10_000;
+
 export interface Webhook {
   id: string;
   name: string;
@@ -72,11 +82,19 @@ export interface Webhook {
   filter: string | null;
   changedFields: string[] | null;
   ordering: 'none' | 'record';
+  signatureScheme: SignatureScheme;
+  signatureAlgorithm: SignatureAlgorithm;
+  /** An ed25519 target's public key (`whpk_…`), in every answer: it is not secret. Else null. */
+  publicKey: string | null;
+  /** Static headers; every value masked as `…a1b2` (the last four characters): answers never open them. */
+  headers: Record<string, string> | null;
+  rateLimit: { perSecond: number } | null;
   /** Why it is disabled: an admin (manual), or svc after failures (failing) or a 410 answer (gone). */
   disabledReason?: 'manual' | 'failing' | 'gone' | null;
   disabledAt?: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Only in the answer that made it: create, rotate, or a PATCH that changed the algorithm to hmac-sha256. */
   secret?: string;
 }
 

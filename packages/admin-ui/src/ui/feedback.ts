@@ -35,14 +35,16 @@ export function bannerSlot(): HTMLElement & { show(node: Node | null): void } {
 
 /**
  * Puts each `errors[].path` (a JSON Pointer such as `/url` or `/fields/0/name`) beside the input that
- * carries the same `data-path`, and returns the ones no input claimed.
+ * carries the same `data-path`, and returns the ones no input claimed. `implied`: the field a form knows
+ * an answer without a field list is about (a 409 on the one setting it changed).
  */
-export function applyFieldErrors(form: HTMLElement, err: unknown): { path: string; message: string }[] {
+export function applyFieldErrors(form: HTMLElement, err: unknown, implied: { path: string; message: string }[] = []): { path: string; message: string }[] {
   clearFieldErrors(form);
   if (!(err instanceof ApiError)) return [];
   let errors = err.problem.errors ?? [];
   // A refused destination is about the URL even if the server sent no field list.
   if (errors.length === 0 && err.code === 'destination_refused') errors = [{ path: '/url', message: err.problem.detail }];
+  if (errors.length === 0) errors = implied;
   const unclaimed: { path: string; message: string }[] = [];
   let first: HTMLElement | null = null;
   for (const e of errors) {

@@ -2,12 +2,16 @@
  * The webhook target form, for creating and editing. Topics are typed as the seed's comma-separated
  * list and sent as an array; a refused destination is shown under the URL field with the reason.
  * Collections and changed fields are comma-separated too; left empty they are sent as null (all / any change).
+ * The receiver settings (SPEC §13) are sent on create, and on edit only those that changed: a new algorithm
+ * makes a new secret or key pair, and saved headers go back only when retyped (ui/headers-editor.ts).
  */
+import { ApiError } from '../api.js';
 import { h } from '../dom.js';
-import { TOPICS, type Webhook } from '../types.js';
+import { RATE_PER_SECOND_MAX, TOPICS, type SignatureAlgorithm, type SignatureScheme, type Webhook } from '../types.js';
 import { dropDraft, isResuming, keepDraft, restoreDraft } from './drafts.js';
 import { applyFieldErrors, bannerSlot, errorBanner } from './feedback.js';
 import { busy, field, select, textInput } from './form.js';
+import { headersEditor } from './headers-editor.js';
 
 export interface WebhookInput {
   name: string;
@@ -17,6 +21,10 @@ export interface WebhookInput {
   collections: string[] | null;
   changedFields: string[] | null;
   ordering: 'none' | 'record';
+  signatureScheme?: SignatureScheme;
+  signatureAlgorithm?: SignatureAlgorithm;
+  headers?: Record<string, string> | null;
+  rateLimit?: { perSecond: number } | null;
 }
 
 interface Options {
@@ -53,6 +61,7 @@ export function webhookForm(opts: Options): HTMLFormElement {
     [{ value: 'none', label: 'None — deliveries may overtake each other' }, { value: 'record', label: 'Per record — one at a time, oldest version first' }],
     { id: 'webhook-ordering', 'data-path': '/ordering', testid: 'webhook-ordering', value: init?.ordering ?? 'none' },
   );
+  const receiver = receiverFields(init);
   const enabled = h('input', { type: 'checkbox', id: 'webhook-enabled', 'data-path': '/enabled', checked: init ? init.enabled : true, testid: 'webhook-enabled' });
   const form = h('form', { class: 'stack', id: 'webhook-form', testid: 'webhook-form', novalidate: true },
     banner,
@@ -62,12 +71,14 @@ export function webhookForm(opts: Options): HTMLFormElement {
     field({ label: 'Collections', id: 'webhook-collections', path: '/collections', hint: 'Comma-separated; only record events of these collections. Empty: all.' }, collections),
     field({ label: 'Changed fields', id: 'webhook-changed-fields', path: '/changedFields', hint: 'Comma-separated; a record.updated only when one of these fields changed. Empty: any change.' }, changedFields),
     field({ label: 'Ordering', id: 'webhook-ordering', path: '/ordering' }, ordering),
+    receiver.element,
     h('div', { class: 'check' }, enabled, h('label', { for: 'webhook-enabled' }, 'Enabled'),
       h('span', { class: 'hint inline' }, ' — a disabled target is saved without a DNS check and receives nothing.')),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'btn btn-primary', testid: 'webhook-submit' }, opts.submitLabel)));
 
   if (init && !isResuming()) dropDraft(opts.draftKey);
   restoreDraft(form, opts.draftKey);
+  receiver.sync();
   keepDraft(form, opts.draftKey);
 
   form.addEventListener('submit', async (event) => {
@@ -82,13 +93,72 @@ export function webhookForm(opts: Options): HTMLFormElement {
       collections: parseListOrNull(collections.value),
       changedFields: parseListOrNull(changedFields.value),
       ordering: ordering.value === 'record' ? 'record' : 'none',
+      ...receiver.input(),
     };
     try {
       await busy(form, () => opts.onSubmit(input));
       dropDraft(opts.draftKey);
     } catch (err) {
-      banner.show(errorBanner(err, applyFieldErrors(form, err)));
+      // A 409 on a scheme change (an old-format secret must be rotated first) names no field: it is the scheme's.
+      const implied = err instanceof ApiError && err.code === 'conflict' && input.signatureScheme !== undefined
+        ? [{ path: '/signatureScheme', message: err.problem.detail }] : [];
+      banner.show(errorBanner(err, applyFieldErrors(form, err, implied)));
     }
   });
   return form;
+}
+
+const SCHEMES: { value: SignatureScheme; label: string }[] = [
+  { value: 'svc', label: 'svc — Svc-Delivery, Svc-Timestamp, Svc-Signature' },
+  { value: 'standard', label: 'Standard Webhooks — webhook-id, webhook-timestamp, webhook-signature' },
+  { value: 'both', label: 'Both — all six headers' },
+];
+const ALGORITHMS: { value: SignatureAlgorithm; label: string }[] = [
+  { value: 'hmac-sha256', label: 'HMAC-SHA256 — a shared secret' },
+  { value: 'ed25519', label: 'Ed25519 — a key pair; receivers verify with the public key' },
+];
+
+/** Signing scheme and algorithm, headers and rate limit: the receiver's side of a target. */
+function receiverFields(init: Webhook | undefined) {
+  const scheme = select(SCHEMES, { testid: 'webhook-scheme', value: init?.signatureScheme ?? 'svc' });
+  const algorithm = select(ALGORITHMS, { testid: 'webhook-algorithm', value: init?.signatureAlgorithm ?? 'hmac-sha256' });
+  const headers = headersEditor(init?.headers ?? null, init !== undefined);
+  const rate = h('input', {
+    type: 'number', min: '1', max: String(RATE_PER_SECOND_MAX), step: '1', inputmode: 'numeric', testid: 'webhook-rate-limit',
+    value: init?.rateLimit ? String(init.rateLimit.perSecond) : '', placeholder: 'No limit',
+  });
+  // SPEC §13: ed25519 goes with the Standard Webhooks scheme only; any other scheme signs with HMAC.
+  const sync = () => {
+    algorithm.disabled = scheme.value !== 'standard';
+    if (algorithm.disabled) algorithm.value = 'hmac-sha256';
+  };
+  scheme.addEventListener('change', sync);
+  sync();
+
+  const element = h('fieldset', { class: 'fieldset stack', testid: 'webhook-receiver' },
+    h('legend', null, 'Receiver'),
+    field({ label: 'Signature scheme', id: 'webhook-scheme', path: '/signatureScheme', hint: 'Standard Webhooks: any of its libraries verifies the deliveries with the secret (or public key) as shown.' }, scheme),
+    field({
+      label: 'Signature algorithm', id: 'webhook-algorithm', path: '/signatureAlgorithm',
+      hint: `Ed25519 only with Standard Webhooks.${init ? ' A change makes a new secret or key pair, shown once after saving.' : ''}`,
+    }, algorithm),
+    headers.element,
+    field({ label: 'Rate limit (attempts per second)', id: 'webhook-rate-limit', path: '/rateLimit', hint: `1 … ${RATE_PER_SECOND_MAX}, across every svc process. Empty: no limit.` }, rate));
+
+  const input = (): Partial<WebhookInput> => {
+    const out: Partial<WebhookInput> = {
+      signatureScheme: scheme.value as SignatureScheme,
+      signatureAlgorithm: algorithm.value as SignatureAlgorithm,
+      rateLimit: rate.value === '' ? null : { perSecond: Number(rate.value) },
+    };
+    const sentHeaders = headers.value();
+    if (sentHeaders !== undefined) out.headers = sentHeaders;
+    if (init) {
+      if (out.signatureScheme === init.signatureScheme) delete out.signatureScheme;
+      if (out.signatureAlgorithm === init.signatureAlgorithm) delete out.signatureAlgorithm;
+      if ((out.rateLimit?.perSecond ?? null) === (init.rateLimit?.perSecond ?? null)) delete out.rateLimit;
+    }
+    return out;
+  };
+  return { element, sync, input };
 }
