@@ -4,19 +4,18 @@ import { href, navigate, type PageContext } from '../router.js';
 import { confirmDialog } from '../ui/dialog.js';
 import { bannerSlot, errorBanner, notice } from '../ui/feedback.js';
 import { button, field } from '../ui/form.js';
-import { oneTimeSecret } from '../ui/secret.js';
 import { webhookForm } from '../ui/webhook-form.js';
 import type { Webhook } from '../types.js';
 import { badge, card, loading, pageHeader } from './common.js';
 import { healthCard, recoverReplayCard } from './webhook-health.js';
+import { receiverCard, signingMaterialPanel } from './webhook-receiver.js';
 
 /*
- * A secret arrives in exactly one answer (create, rotate). It is handed from the create page to the
- * target's page in memory only, shown once, and then forgotten: never stored, never in the URL.
+ * A secret arrives in exactly one answer (create, rotate, a PATCH that changed the algorithm). The create
+ * answer is handed to the target's page in memory only, shown once, and then forgotten: never stored,
+ * never in the URL.
  */
-let fresh: { target: Webhook; secret: string } | null = null;
-
-const SECRET_WARNING = 'Copy this signing secret into your receiver’s secret store now. It will never be shown again — if it is lost, rotate the secret.';
+let fresh: Webhook | null = null;
 
 export function webhookNewPage(): HTMLElement {
   const form = webhookForm({
@@ -24,13 +23,13 @@ export function webhookNewPage(): HTMLElement {
     submitLabel: 'Create webhook',
     onSubmit: async (input) => {
       const created = await api.post<Webhook>('/webhooks', input);
-      fresh = created.secret ? { target: created, secret: created.secret } : null;
+      fresh = created;
       navigate(`/webhooks/${encodeURIComponent(created.id)}`);
     },
   });
   return h('div', { class: 'page' },
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/webhooks' }, 'Webhooks'), ' / '),
-    pageHeader('New webhook', { subtitle: 'Deliveries are signed with a secret generated for this target.' }),
+    pageHeader('New webhook', { subtitle: 'Deliveries are signed with a secret (or an Ed25519 key pair) generated for this target.' }),
     card(null, form));
 }
 
@@ -41,10 +40,10 @@ export function webhookPage(ctx: PageContext): HTMLElement {
   const header = h('div', null, pageHeader(id, { testid: 'webhook-title' }));
   const body = h('div', { class: 'stack-lg' }, loading());
 
-  const created = fresh && fresh.target.id === id ? fresh : null;
+  const created = fresh && fresh.id === id ? fresh : null;
   fresh = null;
   if (created) {
-    replace(secretSlot, oneTimeSecret({ title: 'Webhook created — signing secret', value: created.secret, testid: 'webhook-secret', copyTestid: 'copy-secret', warning: SECRET_WARNING }));
+    replace(secretSlot, signingMaterialPanel(created, { secret: 'Webhook created — signing secret', publicKey: 'Webhook created — public key' }, true));
   }
 
   const load = async () => {
@@ -60,12 +59,17 @@ export function webhookPage(ctx: PageContext): HTMLElement {
     replace(body,
       healthCard(id, ctx.alive),
       recoverReplayCard(id, (node) => banner.show(node), target.enabled),
+      receiverCard(target),
       card('Settings', webhookForm({
         initial: target,
         draftKey: `webhook-edit-${id}`,
         submitLabel: 'Save changes',
         onSubmit: async (input) => {
-          await api.patch(`/webhooks/${seg(id)}`, input);
+          const saved = await api.patch<Webhook>(`/webhooks/${seg(id)}`, input);
+          // A new algorithm made new signing material: a secret shown this once, or a new public key.
+          const newKey = saved.signatureAlgorithm === 'ed25519' && target.signatureAlgorithm !== 'ed25519';
+          const material = signingMaterialPanel(saved, { secret: 'New signing secret', publicKey: 'New public key' }, newKey);
+          if (material) replace(secretSlot, material);
           banner.show(notice('Webhook saved.', 'webhook-saved'));
           await load();
         },
@@ -99,8 +103,9 @@ export function webhookPage(ctx: PageContext): HTMLElement {
         test.disabled = false;
       }
     });
-    const rotate = button('Rotate secret', { testid: 'rotate-secret', id: 'rotate-secret' });
-    rotate.addEventListener('click', () => void rotateSecret(id, banner, secretSlot));
+    const keyPair = target.signatureAlgorithm === 'ed25519';
+    const rotate = button(keyPair ? 'Rotate key pair' : 'Rotate secret', { testid: 'rotate-secret', id: 'rotate-secret' });
+    rotate.addEventListener('click', () => void rotateSecret(id, keyPair, banner, secretSlot).then((done) => (done ? load() : undefined)));
     const del = button('Delete', { class: 'btn btn-danger', testid: 'delete-webhook', id: 'delete-webhook' });
     del.addEventListener('click', async () => {
       const ok = await confirmDialog({
@@ -127,28 +132,32 @@ export function webhookPage(ctx: PageContext): HTMLElement {
   };
 
   // A target just created is known already: its header shows at once, with the secret, not after a reload.
-  if (created) replace(header, headerFor(created.target));
+  if (created) replace(header, headerFor(created));
   void load();
   return h('div', { class: 'page' },
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/webhooks' }, 'Webhooks'), ' / '),
     header, banner, secretSlot, body);
 }
 
-async function rotateSecret(id: string, banner: ReturnType<typeof bannerSlot>, slot: HTMLElement): Promise<void> {
+/** True once rotated, so the page reloads the target (an ed25519 target's card shows the new public key). */
+async function rotateSecret(id: string, keyPair: boolean, banner: ReturnType<typeof bannerSlot>, slot: HTMLElement): Promise<boolean> {
+  const what = keyPair ? 'key pair' : 'secret';
   const overlap = h('input', { type: 'number', min: '0', max: '604800', step: '1', value: '86400', required: true, testid: 'rotate-overlap' });
   const ok = await confirmDialog({
-    title: 'Rotate signing secret?',
-    message: h('p', null, 'A new secret is generated. During the overlap, deliveries carry signatures with both the new and the old secret, so receivers can switch without losing events.'),
+    title: `Rotate signing ${what}?`,
+    message: h('p', null, `A new ${what} is generated. During the overlap, deliveries carry signatures with both the new and the old ${what}, so receivers can switch without losing events.`),
     body: field({ label: 'Overlap (seconds)', id: 'rotate-overlap', path: '/overlapSeconds', hint: '0 … 604800; 86400 is one day.' }, overlap),
-    confirmLabel: 'Rotate secret',
+    confirmLabel: `Rotate ${what}`,
   });
-  if (!ok) return;
+  if (!ok) return false;
   try {
     const rotated = await api.post<Webhook>(`/webhooks/${seg(id)}/rotate-secret`, { overlapSeconds: Number(overlap.value) });
-    replace(slot, oneTimeSecret({ title: 'New signing secret', value: rotated.secret ?? '', testid: 'webhook-secret', copyTestid: 'copy-secret', warning: SECRET_WARNING }));
-    banner.show(notice('Secret rotated.', 'secret-rotated'));
+    replace(slot, signingMaterialPanel(rotated, { secret: 'New signing secret', publicKey: 'New public key' }, true));
+    banner.show(notice(keyPair ? 'Key pair rotated.' : 'Secret rotated.', 'secret-rotated'));
     (slot.querySelector('button') as HTMLButtonElement | null)?.focus();
+    return true;
   } catch (err) {
     banner.show(errorBanner(err));
+    return false;
   }
 }
