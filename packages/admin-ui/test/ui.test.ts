@@ -10,7 +10,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -26,12 +27,14 @@ interface TestServer {
   baseUrl: string;
   /** The one-time setup link's token; null when an admin already exists. */
   setupToken: string | null;
+  /** The running server's context: its secret box and database, to plant a secret made before SPEC §13. */
+  ctx: { box: { seal(value: string, id: string): string }; database: { db: any } };
   close(): Promise<void>;
 }
 interface HttpsReceiver {
   url: string;
   ca: string;
-  requests: unknown[];
+  requests: { headers: IncomingHttpHeaders; body: string }[];
   setHandler(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): void;
   close(): Promise<void>;
 }
@@ -730,6 +733,129 @@ describe.skipIf(!hasChromium)('admin UI in a browser', () => {
       { name: 'body', type: 'json', required: false, indexed: false },
     ]);
     await expect.poll(() => byTestId('field-indexed-status-0').textContent()).toBe('indexed');
+  });
+
+  it("sets a target's receiver: scheme, algorithm, headers retyped to change, rate limit; the ed25519 key signs a real delivery", async () => {
+    await page.goto(url('/admin/#/webhooks/new'));
+    await byTestId('webhook-name').fill('Standard receiver');
+    await byTestId('webhook-url').fill(receiver.url);
+    await byTestId('webhook-topics').fill('webhook.test');
+    // ed25519 goes with the Standard Webhooks scheme only: the algorithm is chosen there and nowhere else.
+    expect(await byTestId('webhook-algorithm').isDisabled()).toBe(true);
+    await byTestId('webhook-scheme').selectOption('standard');
+    await byTestId('webhook-algorithm').selectOption('ed25519');
+    await byTestId('webhook-scheme').selectOption('both');
+    expect(await byTestId('webhook-algorithm').isDisabled()).toBe(true);
+    expect(await byTestId('webhook-algorithm').inputValue()).toBe('hmac-sha256');
+    await byTestId('webhook-scheme').selectOption('standard');
+    await byTestId('webhook-algorithm').selectOption('ed25519');
+    await byTestId('webhook-rate-limit').fill('5');
+
+    // A refused header comes back as errors[].path /headers/Host and is shown on its row.
+    const addHeader = async (i: number, name: string, value: string) => {
+      await byTestId('headers-add').click();
+      await byTestId(`header-name-${i}`).fill(name);
+      await byTestId(`header-value-${i}`).fill(value);
+    };
+    await addHeader(0, 'Host', 'example.com');
+    await byTestId('webhook-submit').click();
+    await byTestId('error-headers-Host').waitFor();
+    expect(await byTestId('header-name-0').getAttribute('aria-invalid')).toBe('true');
+    await shot('28-webhook-header-refused');
+    await byTestId('header-name-0').fill('X-Api-Key');
+    await byTestId('header-value-0').fill('key-12345678');
+    await addHeader(1, 'X-Tenant', 'acme-corp');
+    await byTestId('webhook-submit').click();
+
+    // An ed25519 target has a public key instead of a secret, in the panel and on the page.
+    const publicKey = await byTestId('webhook-new-public-key').inputValue();
+    expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(await byTestId('webhook-secret').count()).toBe(0);
+    const id = decodeURIComponent(page.url().split('#/webhooks/')[1] ?? '');
+    await byTestId('receiver-facts').waitFor();
+    expect(await byTestId('webhook-public-key').inputValue()).toBe(publicKey);
+    await byTestId('copy-public-key').click();
+    await expect.poll(() => byTestId('copy-public-key-status').textContent()).not.toBe('');
+    expect(await byTestId('receiver-scheme').textContent()).toContain('Standard Webhooks');
+    expect(await byTestId('receiver-algorithm').textContent()).toBe('Ed25519');
+    expect(await byTestId('receiver-header').allTextContents()).toEqual(['X-Api-Key: …5678', 'X-Tenant: …corp']);
+    expect(await byTestId('receiver-rate-limit').textContent()).toBe('5 attempts per second');
+    expect(await page.content()).not.toContain('key-12345678');
+    await shot('29-webhook-ed25519');
+
+    // The receiver gets the headers typed and a v1a signature that the public key verifies.
+    await byTestId('send-test').click();
+    const deliveryId = await byTestId('test-delivery-link').textContent();
+    await expect.poll(() => receiver.requests.filter((r) => r.headers['webhook-id'] === deliveryId).length, { timeout: 20_000 }).toBe(1);
+    const got = receiver.requests.find((r) => r.headers['webhook-id'] === deliveryId)!;
+    expect([got.headers['x-api-key'], got.headers['x-tenant'], got.headers['svc-signature']]).toEqual(['key-12345678', 'acme-corp', undefined]);
+    const signature = String(got.headers['webhook-signature']);
+    expect(signature).toMatch(/^v1a,/);
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey.slice(5), 'base64').toString('base64url') }, format: 'jwk' });
+    const signed = Buffer.from(`${deliveryId}.${String(got.headers['webhook-timestamp'])}.${got.body}`);
+    expect(verify(null, signed, key, Buffer.from(signature.slice(4), 'base64'))).toBe(true);
+
+    // Editing: saved names with masked placeholders; an untouched list is not sent (a PATCH would replace it).
+    // What the form sent; it returns once the page has drawn the saved target again (a new form, not the old one).
+    const patchBody = async (save: () => Promise<void>) => {
+      await byTestId('webhook-form').evaluate((el) => el.setAttribute('data-before-save', ''));
+      const sent = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(`/webhooks/${id}`));
+      await save();
+      const body = (await sent).postDataJSON() as Record<string, unknown>;
+      await page.locator('[data-testid="webhook-form"]:not([data-before-save])').waitFor();
+      return body;
+    };
+    await page.reload();
+    await byTestId('header-name-1').waitFor();
+    expect(await byTestId('header-value-0').inputValue()).toBe('');
+    expect(await byTestId('header-value-0').getAttribute('placeholder')).toBe('…5678');
+    await byTestId('webhook-rate-limit').fill('');
+    const untouched = await patchBody(() => byTestId('webhook-submit').click());
+    expect(untouched).not.toHaveProperty('headers');
+    expect(untouched.rateLimit).toBeNull();
+    await expect.poll(() => byTestId('receiver-rate-limit').textContent()).toBe('No limit');
+
+    // Changing the list asks for every kept value again, and sends exactly the rows shown.
+    await byTestId('header-remove-1').click();
+    await byTestId('webhook-submit').click();
+    expect(await byTestId('header-value-0').evaluate((el) => (el as HTMLInputElement).validationMessage)).toMatch(/re-enter/i);
+    await byTestId('headers-keep').click();
+    expect(await byTestId('header-name-1').inputValue()).toBe('X-Tenant');
+    await byTestId('header-remove-1').click();
+    await byTestId('header-value-0').fill('key-abcdefgh');
+    const retyped = await patchBody(() => byTestId('webhook-submit').click());
+    expect(retyped.headers).toEqual({ 'X-Api-Key': 'key-abcdefgh' });
+    await expect.poll(() => byTestId('receiver-header').allTextContents()).toEqual(['X-Api-Key: …efgh']);
+    await byTestId('header-remove-0').click();
+    expect((await patchBody(() => byTestId('webhook-submit').click())).headers).toBeNull();
+    await byTestId('receiver-headers-none').waitFor();
+
+    // Back to svc: the algorithm follows to HMAC, and the answer shows the new secret once.
+    await byTestId('webhook-scheme').selectOption('svc');
+    expect(await patchBody(() => byTestId('webhook-submit').click())).toMatchObject({ signatureScheme: 'svc', signatureAlgorithm: 'hmac-sha256' });
+    expect(await byTestId('webhook-secret').inputValue()).toMatch(/^whsec_/);
+    await expect.poll(() => byTestId('receiver-algorithm').textContent()).toBe('HMAC-SHA256');
+    expect(await byTestId('webhook-public-key').count()).toBe(0);
+
+    // A secret made before SPEC §13 (not standard base64) must be rotated first: the 409 shows by the scheme.
+    const oldSecret = `whsec_${randomBytes(24).toString('base64url').replace(/^./, '-')}`;
+    await srv.ctx.database.db.updateTable('webhooks').set({ secret_sealed: srv.ctx.box.seal(oldSecret, id) }).where('id', '=', id).execute();
+    await page.reload();
+    await byTestId('webhook-scheme').selectOption('standard');
+    await byTestId('webhook-submit').click();
+    await byTestId('error-signatureScheme').waitFor();
+    expect(await byTestId('error-signatureScheme').textContent()).toMatch(/rotate/i);
+    expect((await adminApi('GET', `/webhooks/${id}`)).json.signatureScheme).toBe('svc');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await addHeader(0, 'X-Long', 'v'.repeat(300));
+      expect(await horizontalOverflow()).toEqual({ by: 0, wide: [] });
+      await shot('30-phone-webhook-receiver');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+    expect((await adminApi('DELETE', `/webhooks/${id}`)).status).toBe(204);
   });
 
   it('raised no script error, CSP violation or native dialog', () => {
