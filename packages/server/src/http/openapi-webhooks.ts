@@ -145,23 +145,41 @@ export function collectionRecordSchema(c: Pick<Collection, 'name' | 'fields'>): 
   };
 }
 
+/**
+ * The signature headers of each scheme (SPEC §5, §13): a target's `signatureScheme` says which set is sent (`both`:
+ * both sets), so neither set is required of every delivery. The target's own static headers come too.
+ */
+const svcScheme = 'Sent when the target\'s `signatureScheme` is `svc` (the default) or `both`.';
+const standardScheme = 'Standard Webhooks: sent when the target\'s `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown.';
 const headers: Json[] = [
-  { name: 'Svc-Delivery', in: 'header', required: true, description: "The delivery's id, the envelope's `id`: de-duplicate by it.", schema: { type: 'string', pattern: '^del_' } },
-  { name: 'Svc-Timestamp', in: 'header', required: true, description: 'Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  { name: 'Svc-Delivery', in: 'header', required: false, description: `The delivery's id, the envelope's \`id\`: de-duplicate by it. ${svcScheme}`, schema: { type: 'string', pattern: '^del_' } },
+  { name: 'Svc-Timestamp', in: 'header', required: false, description: `Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). ${svcScheme}`, schema: { type: 'string', pattern: '^[0-9]+$' } },
   {
     name: 'Svc-Signature',
     in: 'header',
-    required: true,
-    description: '`v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space.',
+    required: false,
+    description: `\`v1=\` and the lowercase hex HMAC-SHA256 of \`<Svc-Timestamp>.<raw body>\`, keyed with the whole \`whsec_…\` secret; during a secret rotation two entries, newest first, separated by a space. ${svcScheme}`,
     schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}( v1=[0-9a-f]{64})*$' },
+  },
+  { name: 'webhook-id', in: 'header', required: false, description: `The delivery's id (\`del_…\`, the same as \`Svc-Delivery\`): de-duplicate by it. ${standardScheme}`, schema: { type: 'string', pattern: '^del_' } },
+  { name: 'webhook-timestamp', in: 'header', required: false, description: `Unix seconds when this attempt was signed. ${standardScheme}`, schema: { type: 'string', pattern: '^[0-9]+$' } },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: false,
+    description:
+      'Space-separated entries, newest first during a rotation: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64 decoding of the secret after `whsec_`; ' +
+      `or, for an \`ed25519\` target, \`v1a,\` and the base64 ed25519 signature of the same message, verified with the target's \`publicKey\` (\`whpk_…\`). ${standardScheme}`,
+    schema: { type: 'string', pattern: '^v1a?,[A-Za-z0-9+/=]+( v1a?,[A-Za-z0-9+/=]+)*$' },
   },
   { name: 'User-Agent', in: 'header', required: true, schema: { const: 'svc-webhooks/1' } },
 ];
 
 const DESCRIPTION =
   'svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes ' +
-  'never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), ' +
-  'then de-duplicate by `Svc-Delivery`: delivery is at least once.';
+  'never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this for ' +
+  'both schemes), then de-duplicate by the delivery id: delivery is at least once. The target\'s static `headers` (an API ' +
+  'key, say) come with every attempt.';
 
 const retryAfter = (what: string): Json => ({
   description: `${what}: a \`Retry-After\` (seconds or an HTTP date, at most one hour) lengthens the wait before the next attempt.`,

@@ -42,6 +42,10 @@ export const FEATURES = [
   'retention',
   'records.filter',
   'records.sort',
+  'webhooks.standard-webhooks',
+  'webhooks.ed25519',
+  'webhooks.custom-headers',
+  'webhooks.rate-limit',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */
