@@ -3,9 +3,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { build } from 'esbuild';
+import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { verifyDelivery } from '../src/verify/index.js';
-import { SECRET, signedDelivery } from './helpers/deliveries.js';
+import { generateSecret, verifyDelivery } from '../src/verify/index.js';
+import { SECRET, deliveryId, envelopeBody, nowSeconds, signedDelivery } from './helpers/deliveries.js';
 
 const sdkRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const verifyDir = join(sdkRoot, 'src/verify');
@@ -61,7 +62,8 @@ describe('svc-sdk/verify has no dependencies', () => {
     }
   });
 
-  it('bundles for a platform without Node built-ins and verifies with only Web Crypto and TextEncoder', async () => {
+  /** svc-sdk/verify bundled for no platform, loaded in a bare realm as in an edge worker: no process, Buffer, atob. */
+  async function bareRealm(): Promise<vm.Context> {
     const result = await build({
       entryPoints: [join(verifyDir, 'index.ts')],
       bundle: true,
@@ -71,10 +73,13 @@ describe('svc-sdk/verify has no dependencies', () => {
       write: false,
       logLevel: 'silent',
     });
-    const code = result.outputFiles[0]!.text;
-    // A bare realm, as in an edge worker: no process, no Buffer, no require.
     const context = vm.createContext({ crypto: globalThis.crypto, TextEncoder, TextDecoder });
-    vm.runInContext(code, context);
+    vm.runInContext(result.outputFiles[0]!.text, context);
+    return context;
+  }
+
+  it('bundles for a platform without Node built-ins and verifies with only Web Crypto and TextEncoder', async () => {
+    const context = await bareRealm();
     const d = signedDelivery();
     context.input = { secret: SECRET, headers: d.headers, rawBody: d.body };
     const envelope = await vm.runInContext('svcVerify.verifyDelivery(input)', context);
@@ -97,6 +102,37 @@ describe('svc-sdk/verify has no dependencies', () => {
     expect(vm.runInContext('typeof Buffer + typeof process + typeof require', context)).toBe(
       'undefinedundefinedundefined',
     );
+  });
+
+  it('Standard Webhooks there too: v1 and v1a verified, entries signed (base64 without atob or Buffer)', async () => {
+    const context = await bareRealm();
+    expect(vm.runInContext('typeof atob + typeof btoa', context)).toBe('undefinedundefined');
+    const secret = generateSecret();
+    const id = deliveryId();
+    const body = envelopeBody(id);
+    const timestamp = nowSeconds();
+    const signature = new Webhook(secret).sign(id, new Date(timestamp * 1000), body);
+    context.input = { secret, id, body, timestamp, signature };
+    const outcome = await vm.runInContext(
+      `(async () => {
+        const headers = { 'webhook-id': input.id, 'webhook-timestamp': String(input.timestamp),
+          'webhook-signature': input.signature };
+        const v1 = await svcVerify.verifyDelivery({ secret: input.secret, headers, rawBody: input.body });
+        const keys = await svcVerify.generateSigningKeyPair();
+        const signed = await svcVerify.signedHeaders({ privateKeys: [keys.privateKey], timestamp: input.timestamp,
+          rawBody: input.body, deliveryId: input.id, signatureScheme: 'standard' });
+        const v1a = await svcVerify.verifyDelivery({ publicKey: keys.publicKey, headers: signed, rawBody: input.body });
+        const other = await svcVerify.generateSigningKeyPair();
+        const refused = await svcVerify
+          .verifyDelivery({ publicKey: other.publicKey, headers: signed, rawBody: input.body })
+          .then(() => 'ok', (e) => e.code);
+        const entry = await svcVerify.signStandard({ secret: input.secret, deliveryId: input.id,
+          timestamp: input.timestamp, rawBody: input.body });
+        return [v1.id, v1a.id, refused, entry];
+      })()`,
+      context,
+    );
+    expect(outcome).toEqual([id, id, 'signature_mismatch', signature]);
   });
 });
 

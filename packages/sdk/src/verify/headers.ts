@@ -12,6 +12,11 @@ export const DELIVERY_HEADER = 'Svc-Delivery';
 export const TIMESTAMP_HEADER = 'Svc-Timestamp';
 export const SIGNATURE_HEADER = 'Svc-Signature';
 
+/** Standard Webhooks' headers, sent for a target's `signatureScheme` `standard` or `both`; lowercase as in its spec. */
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
+
 function isHeadersLike(headers: HeadersInput): headers is HeadersLike {
   // Duck-typed rather than `instanceof Headers`: runtimes and polyfills each bring their own class.
   return typeof (headers as { get?: unknown }).get === 'function';

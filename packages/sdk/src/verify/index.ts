@@ -3,18 +3,21 @@ export {
   DELIVERY_HEADER,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
   type HeaderRecord,
   type HeadersInput,
   type HeadersLike,
 } from './headers.js';
+export { SIGNATURE_SCHEME, sign, type RawBody, type SignOptions } from './signature.js';
+export { signedHeaders, type SignatureScheme, type SignedHeadersOptions } from './signed-headers.js';
 export {
-  SIGNATURE_SCHEME,
-  sign,
-  signedHeaders,
-  type RawBody,
-  type SignOptions,
-  type SignedHeadersOptions,
-} from './signature.js';
+  generateSecret,
+  generateSigningKeyPair,
+  signStandard,
+  type StandardSignOptions,
+} from './standard-signature.js';
 export type {
   RecordEventPayload,
   RecordUpdatedPayload,

@@ -1,5 +1,3 @@
-import { DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './headers.js';
-
 /** The request body exactly as received. A Node `Buffer` is a `Uint8Array`. */
 export type RawBody = string | Uint8Array | ArrayBuffer;
 
@@ -15,23 +13,31 @@ export function bodyBytes(rawBody: RawBody): Uint8Array {
   throw new TypeError('rawBody must be a string, Uint8Array, Buffer or ArrayBuffer');
 }
 
-function subtle(): SubtleCrypto {
+export function subtle(): SubtleCrypto {
   const s = globalThis.crypto?.subtle;
   if (!s) throw new Error('Web Crypto (globalThis.crypto.subtle) is not available in this runtime');
   return s;
 }
 
+export function concatBytes(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
+export async function hmacSha256(key: Uint8Array<ArrayBuffer>, message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  const k = await subtle().importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await subtle().sign('HMAC', k, message));
+}
+
 /** HMAC-SHA256 over `<timestamp>.<body>`, keyed with the UTF-8 bytes of the whole secret string. */
 export async function hmac(secret: string, timestamp: string, body: Uint8Array): Promise<Uint8Array> {
   if (typeof secret !== 'string' || secret === '') throw new TypeError('a webhook secret must be a non-empty string');
-  const prefix = encoder.encode(`${timestamp}.`);
-  const message = new Uint8Array(prefix.length + body.length);
-  message.set(prefix, 0);
-  message.set(body, prefix.length);
-  const key = await subtle().importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-  ]);
-  return new Uint8Array(await subtle().sign('HMAC', key, message));
+  return hmacSha256(encoder.encode(secret), concatBytes(encoder.encode(`${timestamp}.`), body));
 }
 
 export function toHex(bytes: Uint8Array): string {
@@ -54,7 +60,7 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
-function timestampString(timestamp: number | string): string {
+export function timestampString(timestamp: number | string): string {
   const s = typeof timestamp === 'number' ? String(timestamp) : timestamp;
   if (!/^[0-9]+$/.test(s)) throw new TypeError('timestamp must be Unix seconds (digits only)');
   return s;
@@ -71,25 +77,4 @@ export interface SignOptions {
 export async function sign({ secret, timestamp, rawBody }: SignOptions): Promise<string> {
   const digest = await hmac(secret, timestampString(timestamp), bodyBytes(rawBody));
   return `${SIGNATURE_SCHEME}=${toHex(digest)}`;
-}
-
-export interface SignedHeadersOptions {
-  /** Newest first, as svc orders them during a rotation. */
-  secrets: readonly string[];
-  timestamp: number | string;
-  rawBody: RawBody;
-  deliveryId: string;
-}
-
-/** The headers of a delivery as svc would send them; for receivers' own tests. */
-export async function signedHeaders(options: SignedHeadersOptions): Promise<Record<string, string>> {
-  const { secrets, timestamp, rawBody, deliveryId } = options;
-  const entries = await Promise.all(secrets.map((secret) => sign({ secret, timestamp, rawBody })));
-  return {
-    'Content-Type': 'application/json',
-    'User-Agent': 'svc-webhooks/1',
-    [DELIVERY_HEADER]: deliveryId,
-    [TIMESTAMP_HEADER]: timestampString(timestamp),
-    [SIGNATURE_HEADER]: entries.join(' '),
-  };
 }
