@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { createRegistry } from './http/metrics.js';
 import { buildApp } from './app.js';
@@ -7,10 +7,10 @@ import type { Config } from './config/schema.js';
 import { ConfigError } from './config/schema.js';
 import { resolveSecretKey } from './db/secret-key.js';
 import type { Context } from './context.js';
-import { connect, type Database } from './db/connect.js';
+import { connect, sqlitePath, type Database } from './db/connect.js';
 import { databaseClock } from './db/database-clock.js';
 import { getMeta, putMetaOnce } from './db/meta-store.js';
-import { migrateToLatest } from './db/migrate.js';
+import { ALL_MIGRATIONS, migrateToLatest, NewerDatabaseError, pendingMigrations, unknownMigrations } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { redactUrl } from './lib/redact-url.js';
@@ -53,6 +53,32 @@ export function drainLogger(logger: Logger, timeoutMs = 2_000): Promise<void> {
   });
 }
 
+const connectOptions = (config: Config) => ({
+  sqliteSynchronous: config.sqliteSynchronous,
+  poolSize: Math.max(10, config.webhookConcurrency / 4),
+  queryTimeoutMs: config.queryTimeoutMs,
+  sqliteReaders: config.sqliteReaders,
+  requestTimeoutMs: config.requestTimeoutMs,
+});
+
+/**
+ * What a start would apply, in order, applying nothing (`svc migrate --dry-run`); a database a newer svc migrated is
+ * refused here as at a start. No secret key is needed: nothing is opened but the database.
+ */
+export async function migrationsToApply(config: Config): Promise<string[]> {
+  // A SQLite file that does not exist yet would be made by opening it: a dry run leaves no trace.
+  const path = sqlitePath(config.databaseUrl);
+  if (path !== null && path !== ':memory:' && !existsSync(path)) return [...ALL_MIGRATIONS];
+  const database = connect(config.databaseUrl, { ...connectOptions(config), sqliteReaders: 0 });
+  try {
+    const newer = await unknownMigrations(database);
+    if (newer.length > 0) throw new NewerDatabaseError(newer);
+    return await pendingMigrations(database);
+  } finally {
+    await database.close();
+  }
+}
+
 export interface OpenOptions {
   logger?: Logger;
   clock?: Clock;
@@ -66,7 +92,7 @@ export interface OpenOptions {
 export async function openContext(config: Config, options: OpenOptions = {}): Promise<Context> {
   const logger = options.logger ?? createLogger(config);
   const key = resolveSecretKey(config);
-  const database = connect(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: Math.max(10, config.webhookConcurrency / 4), queryTimeoutMs: config.queryTimeoutMs, sqliteReaders: config.sqliteReaders, requestTimeoutMs: config.requestTimeoutMs });
+  const database = connect(config.databaseUrl, connectOptions(config));
   try {
     const applied = await migrateToLatest(database);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

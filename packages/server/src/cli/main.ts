@@ -10,7 +10,7 @@ import { createApiToken } from '../auth/api-tokens.js';
 import { SCOPES, type Scope } from '../auth/api-tokens-store.js';
 import { createAdmin } from '../auth/setup.js';
 import { AppError } from '../errors.js';
-import { drainLogger, openContext, startProcess, type Running } from '../runtime.js';
+import { drainLogger, migrationsToApply, openContext, startProcess, type Running } from '../runtime.js';
 import { PRUNED_TABLES, prunePass } from '../retention.js';
 import { pino } from 'pino';
 
@@ -79,8 +79,14 @@ program
 program
   .command('migrate')
   .description('apply database migrations and exit')
-  .action(async () => {
+  .option('--dry-run', 'list the migrations a start would apply, and apply none')
+  .action(async (opts: { dryRun?: boolean }) => {
     const c = config();
+    if (opts.dryRun) {
+      const pending = await migrationsToApply(c).catch(die);
+      process.stdout.write(pending.length === 0 ? 'no migrations to apply: the database is up to date\n' : `${pending.length} migration(s) would be applied:\n${pending.map((m) => `  ${m}\n`).join('')}`);
+      return;
+    }
     const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
     await ctx.database.close();
     process.stdout.write('migrations applied\n');

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './connect.js';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_claim_index.js';
@@ -37,7 +37,8 @@ const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
-export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
+export const ALL_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS).sort();
+export const LATEST_MIGRATION = ALL_MIGRATIONS.at(-1)!;
 
 async function migrator(database: Database): Promise<Migrator> {
   return new Migrator({
@@ -49,7 +50,32 @@ async function migrator(database: Database): Promise<Migrator> {
   });
 }
 
+/** A database some newer svc migrated: this code does not know every migration it holds. */
+export class NewerDatabaseError extends Error {
+  constructor(readonly unknown: readonly string[]) {
+    super(
+      `this database was migrated by a newer svc: it holds migration${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, unknown to this version ` +
+        `(its newest is ${LATEST_MIGRATION}). svc refuses to start rather than run old code on a newer schema: run that newer version, or restore a backup made before the upgrade.`,
+    );
+    this.name = 'NewerDatabaseError';
+  }
+}
+
+/** Migrations the database records as applied that this code does not know (none on a new database). */
+export async function unknownMigrations(database: Database): Promise<string[]> {
+  let rows: Array<{ name: string }>;
+  try {
+    rows = (await sql<{ name: string }>`select name from svc_migrations order by name`.execute(database.db)).rows;
+  } catch {
+    // No table yet: nothing was ever migrated (a query error outside a transaction leaves nothing behind).
+    return [];
+  }
+  return rows.map((r) => r.name).filter((name) => !(name in MIGRATIONS));
+}
+
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  const newer = await unknownMigrations(database);
+  if (newer.length > 0) throw new NewerDatabaseError(newer);
   const m = await migrator(database);
   const { error, results } = await m.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -6,25 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
 import { freePort } from '../helpers/server.js';
 import { openSse } from '../helpers/sse.js';
+import { svc } from '../helpers/svc-command.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 /** The built command, as `npm start` and users run it (`npm test` builds first); the source through tsx otherwise. */
 const BUILT = fileURLToPath(new URL('../../dist/svc.mjs', import.meta.url));
 const serveCommand = existsSync(BUILT) ? [BUILT] : ['--import', 'tsx', MAIN];
-
-function svc(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    // 'close', not 'exit': the exit can be reported before the last output has been read from the pipes.
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
   let db: TestDatabase;
