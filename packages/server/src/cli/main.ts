@@ -4,6 +4,8 @@
 // (1.4 MB each, outside the heap but counted against it) set off a full collection every ~15 pages, doubling the
 // CPU of a catch-up (bench/README, tenth session). `npm start` passes the same flag.
 import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { backup, BACKUP_MANIFEST, restore } from '../backup.js';
 import { Command, Option } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config/load.js';
 import { createApiToken } from '../auth/api-tokens.js';
@@ -90,6 +92,43 @@ program
     const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
     await ctx.database.close();
     process.stdout.write('migrations applied\n');
+  });
+
+program
+  .command('backup')
+  .description('copy the live SQLite database and its secret key into a folder (while serve runs); PostgreSQL: use pg_dump')
+  .requiredOption('--to <dir>', 'the folder to write (made if missing; one that holds a backup is refused)')
+  .action(async (opts: { to: string }) => {
+    const c = config();
+    try {
+      const m = await backup(c, resolve(opts.to), (line) => process.stderr.write(`svc: ${line}\n`));
+      const dir = resolve(opts.to);
+      process.stdout.write(
+        `wrote ${join(dir, m.database.file)} (${m.database.bytes} bytes, sha256 ${m.database.sha256.slice(0, 16)}…, migrations up to ${m.database.migrations.at(-1) ?? 'none'})\n` +
+          `wrote ${join(dir, m.key.file)} (the key that opens its webhook secrets: keep the two together)\n` +
+          `wrote ${join(dir, BACKUP_MANIFEST)}\n`,
+      );
+    } catch (err) {
+      die(err);
+    }
+  });
+
+program
+  .command('restore')
+  .description('put a backup made by svc backup in place of the configured SQLite database (refused while a process holds it)')
+  .requiredOption('--from <dir>', 'the backup folder')
+  .action(async (opts: { from: string }) => {
+    const c = config();
+    try {
+      const r = await restore(c, resolve(opts.from), (line) => process.stderr.write(`svc: ${line}\n`));
+      process.stdout.write(
+        `restored ${r.database} from the backup of ${r.manifest.createdAt}\n` +
+          (r.key ? `wrote ${r.key} (the backup's key)\n` : 'SVC_SECRET_KEY is the backup\'s key\n') +
+          r.movedAside.map((f) => `moved what was there to ${f}\n`).join(''),
+      );
+    } catch (err) {
+      die(err);
+    }
   });
 
 const admin = program.command('admin').description('manage admins');

@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import type { Config } from './config/schema.js';
+import { sqlitePath } from './db/connect.js';
+import { ALL_MIGRATIONS } from './db/migrate.js';
+import { SecretBox } from './lib/crypto.js';
+
+/**
+ * `svc backup` and `svc restore` (SPEC §16). A backup is a folder: `svc.db` (a consistent copy of the live SQLite
+ * database, made with SQLite's online backup API while `serve` keeps writing), `svc-secret.key` (the key that opens
+ * its webhook secrets: a database without its key delivers nothing) and `backup.json` (what they are). Either half
+ * alone is useless, so they travel together.
+ */
+export const BACKUP_DATABASE = 'svc.db';
+export const BACKUP_KEY = 'svc-secret.key';
+export const BACKUP_MANIFEST = 'backup.json';
+
+export class BackupError extends Error {
+  override name = 'BackupError';
+}
+
+export interface Manifest {
+  format: 1;
+  createdAt: string;
+  database: { file: string; bytes: number; sha256: string; migrations: string[] };
+  key: { file: string; fingerprint: string };
+}
+
+const POSTGRES_BACKUP =
+  'svc backup copies the embedded SQLite database; this one is PostgreSQL. Back it up with pg_dump ' +
+  '(pg_dump --format=custom --file=svc.dump "$SVC_DATABASE_URL") and keep SVC_SECRET_KEY with the dump: without that key ' +
+  'every webhook secret in it is unreadable. See docs/production.md.';
+const POSTGRES_RESTORE =
+  'svc restore restores an embedded SQLite database; this one is PostgreSQL. Restore a pg_dump with pg_restore ' +
+  '(pg_restore --clean --if-exists --dbname="$SVC_DATABASE_URL" svc.dump) and start svc with the SVC_SECRET_KEY the dump was made with. See docs/production.md.';
+
+function databaseFile(config: Config, postgresMessage: string): string {
+  const path = sqlitePath(config.databaseUrl);
+  if (path === null) throw new BackupError(postgresMessage);
+  if (path === ':memory:') throw new BackupError('an in-memory database has nothing to back up or restore');
+  return path;
+}
+
+/** The key as svc would use it with this database: SVC_SECRET_KEY, else the key file beside it. Never made here. */
+function currentKey(config: Config, path: string): string {
+  if (config.secretKey) return config.secretKey;
+  const file = join(dirname(path), BACKUP_KEY);
+  if (!existsSync(file)) throw new BackupError(`no SVC_SECRET_KEY and no key file ${file}: the database's secrets could not be opened, so a backup of it would be useless`);
+  return readFileSync(file, 'utf8').trim().toLowerCase();
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Checks a database file and that `key` is the one it was written with; returns its applied migrations. */
+function checkDatabase(file: string, key: string): string[] {
+  const db = new SQLite(file, { readonly: true, fileMustExist: true });
+  try {
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new BackupError(`${file} is damaged (quick_check: ${String(check)})`);
+    const stored = db.prepare(`select value from svc_meta where key = 'secret_key_fingerprint'`).pluck().get() as string | undefined;
+    if (stored !== undefined && stored !== new SecretBox(key).fingerprint()) {
+      throw new BackupError(`the key does not open ${file}'s secrets (its fingerprint differs): a backup needs the key the database was written with`);
+    }
+    return (db.prepare('select name from svc_migrations order by name').pluck().all() as string[]);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Copies the live database into `dir` (made if missing; a folder that already holds a backup is refused, never
+ * overwritten). The copy is consistent: SQLite's online backup API, with every page after the first step copied in
+ * one step, under one read transaction (in WAL mode a reader never blocks `serve`'s writes; copying in small steps
+ * would start over at each write of another process and, under steady writes, never end).
+ */
+export async function backup(config: Config, dir: string, progress: (line: string) => void): Promise<Manifest> {
+  const path = databaseFile(config, POSTGRES_BACKUP);
+  if (!existsSync(path)) throw new BackupError(`no database at ${path}`);
+  const key = currentKey(config, path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (existsSync(join(dir, BACKUP_DATABASE)) || existsSync(join(dir, BACKUP_MANIFEST))) throw new BackupError(`${dir} already holds a backup; choose another folder`);
+  const target = join(dir, BACKUP_DATABASE);
+  const partial = `${target}.partial`;
+  const source = new SQLite(path, { readonly: true, fileMustExist: true });
+  try {
+    source.pragma('busy_timeout = 5000');
+    progress(`copying ${path} (${(statSync(path).size / 1048576).toFixed(1)} MB before its write-ahead log)…`);
+    await source.backup(partial, { progress: ({ remainingPages }) => Math.max(remainingPages, 1) });
+  } catch (err) {
+    rmSync(partial, { force: true });
+    throw err;
+  } finally {
+    source.close();
+  }
+  chmodSync(partial, 0o600);
+  const migrations = checkDatabase(partial, key);
+  renameSync(partial, target);
+  writeFileSync(join(dir, BACKUP_KEY), `${key}\n`, { mode: 0o600 });
+  const manifest: Manifest = {
+    format: 1,
+    createdAt: new Date().toISOString(),
+    database: { file: BACKUP_DATABASE, bytes: statSync(target).size, sha256: await sha256File(target), migrations },
+    key: { file: BACKUP_KEY, fingerprint: new SecretBox(key).fingerprint() },
+  };
+  writeFileSync(join(dir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  return manifest;
+}
+
+/**
+ * Whether some process has the database open. Leaving WAL mode needs the only connection to it: SQLite refuses
+ * (busy) while any other holds it, `serve` and `worker` included, whether or not they are writing this instant.
+ * Otherwise the file is left in rollback-journal mode with its log folded in: one file, safe to move aside.
+ */
+function heldByAnotherProcess(path: string): boolean {
+  const db = new SQLite(path, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 0');
+    const mode = db.pragma('journal_mode = DELETE', { simple: true });
+    return String(mode).toLowerCase() === 'wal';
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY') || (err as { code?: string }).code?.startsWith('SQLITE_LOCKED')) return true;
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+export interface Restored {
+  database: string;
+  key: string | null;
+  movedAside: string[];
+  manifest: Manifest;
+}
+
+/**
+ * Puts a backup in place of the configured database. Refused while a process holds that database; a database (and a
+ * key file) already there is moved aside, never deleted. With SVC_SECRET_KEY set it must be the backup's key; without
+ * it the backup's key file goes beside the database, where svc reads it.
+ */
+export async function restore(config: Config, dir: string, progress: (line: string) => void): Promise<Restored> {
+  const path = databaseFile(config, POSTGRES_RESTORE);
+  const manifestFile = join(dir, BACKUP_MANIFEST);
+  if (!existsSync(manifestFile)) throw new BackupError(`${dir} holds no backup (no ${BACKUP_MANIFEST})`);
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+  const source = join(dir, manifest.database.file);
+  const key = readFileSync(join(dir, manifest.key.file), 'utf8').trim().toLowerCase();
+  if (new SecretBox(key).fingerprint() !== manifest.key.fingerprint) throw new BackupError(`${join(dir, manifest.key.file)} is not the key this backup was made with`);
+  if ((await sha256File(source)) !== manifest.database.sha256) throw new BackupError(`${source} differs from the copy the backup made (sha256): it was changed or damaged`);
+  const migrations = checkDatabase(source, key);
+  const unknown = migrations.filter((m) => !ALL_MIGRATIONS.includes(m));
+  if (unknown.length > 0) throw new BackupError(`the backup was made by a newer svc (migrations ${unknown.join(', ')}): restore it with that version`);
+  if (config.secretKey && config.secretKey !== key) {
+    throw new BackupError(`SVC_SECRET_KEY is not the backup's key: svc would refuse to start on the restored database. Set it to the key in ${join(dir, manifest.key.file)}`);
+  }
+
+  const movedAside: string[] = [];
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const aside = (file: string) => {
+    const to = `${file}.before-restore-${stamp}`;
+    renameSync(file, to);
+    movedAside.push(to);
+  };
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (existsSync(path)) {
+    if (heldByAnotherProcess(path)) throw new BackupError(`a running svc holds ${path}: stop every serve and worker on it, then restore`);
+    aside(path);
+  }
+  // Leftovers of a database that is gone would be read as its log by the restored one.
+  for (const leftover of [`${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(leftover, { force: true });
+  progress(`copying ${source} to ${path}…`);
+  const partial = `${path}.restoring`;
+  copyFileSync(source, partial);
+  chmodSync(partial, 0o600);
+  renameSync(partial, path);
+
+  let keyFile: string | null = null;
+  if (!config.secretKey) {
+    keyFile = join(dirname(path), BACKUP_KEY);
+    if (existsSync(keyFile) && readFileSync(keyFile, 'utf8').trim().toLowerCase() !== key) aside(keyFile);
+    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+  }
+  return { database: path, key: keyFile, movedAside, manifest };
+}
