@@ -100,6 +100,15 @@ export interface WebhooksTable {
   rate_per_second: number | null;
   rate_window: number | null;
   rate_used: number;
+  /** Migration 017 (SPEC §14): `https` | `nats` | `rabbitmq` | `redis`; a broker target's url is ''. */
+  type: string;
+  /** The configured broker's name (SVC_BROKERS), and where in it: null where the kind has no such field. */
+  broker: string | null;
+  subject: string | null;
+  exchange: string | null;
+  routing_key: string | null;
+  stream: string | null;
+  max_length: number | null;
 }
 
 export interface EventsTable {

@@ -106,6 +106,13 @@ export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<vo
       rate_per_second: t.ratePerSecond,
       rate_window: null,
       rate_used: 0,
+      type: 'https',
+      broker: null,
+      subject: null,
+      exchange: null,
+      routing_key: null,
+      stream: null,
+      max_length: null,
     })
     .execute();
 }
