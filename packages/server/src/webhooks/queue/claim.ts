@@ -13,6 +13,19 @@ export interface ClaimRequest {
    * jobs while their running sum fits, and always the first, however large. Default CLAIM_MAX_BYTES.
    */
   maxBytes?: number;
+  /**
+   * The target has a rate limit (SPEC §13 `rateLimit`), as the caller last read it: its claim takes from the bucket
+   * every process shares (takeFromBuckets). Without it the statement claims only while the target has no limit, so a
+   * worker that has not yet seen a new limit claims nothing for it rather than bypass the bucket.
+   */
+  limited?: boolean;
+}
+
+/** What a claim took for each target asked, and for a rate-limited one whether its second's allowance ran out. */
+export interface Claimed {
+  jobs: HeldJob[];
+  /** A limited target whose allowance is spent for now: when more may be taken (ms; rateAllowance). Else null. */
+  spentUntil: number | null;
 }
 
 /**
@@ -38,42 +51,160 @@ export const CLAIM_TARGETS_PER_STATEMENT = 100;
 /**
  * pending → delivering: for each target asked, up to `limit` of its oldest due jobs (returned in no set order), under one fresh
  * lease token for this claim. One statement for all the targets (up to CLAIM_TARGETS_PER_STATEMENT): one round trip
- * and one commit (on SQLite one sync). Results come in the order asked.
+ * and one commit (on SQLite one sync). Results come in the order asked. Rate-limited targets (`limited`) are claimed
+ * apart, in a transaction with their buckets: see claimWithRates.
  */
 export async function claim(
   db: Kysely<Tables>,
   caps: DialectCapabilities,
   opts: { now: number; leaseMs: number; targets: readonly ClaimRequest[] },
 ): Promise<HeldJob[][]> {
+  return (await claimWithRates(db, caps, opts)).map((c) => c.jobs);
+}
+
+/**
+ * claim, with what each rate-limited target's bucket said. Targets without a limit cost what they did before: one
+ * statement, no transaction. Limited ones take one transaction between them: their buckets read and locked
+ * (takeFromBuckets), at most each one's allowance left (rateAllowance) claimed, and what was really claimed counted
+ * (countStarts). The unlimited part runs first and on its own, so a failure of the limited part loses none of its jobs
+ * only if the caller claims the two apart (the worker does).
+ */
+export async function claimWithRates(
+  db: Kysely<Tables>,
+  caps: DialectCapabilities,
+  opts: { now: number; leaseMs: number; targets: readonly ClaimRequest[] },
+): Promise<Claimed[]> {
   if (opts.targets.length === 0) return [];
   const lease = newLeaseToken();
-  const run = async (q: Kysely<Tables>, targets: readonly ClaimRequest[]) =>
-    (await claimStatement(caps, { targets, lease, now: opts.now, leaseMs: opts.leaseMs }).execute(q)).rows;
-  const groups: ClaimRequest[][] = [];
-  for (let i = 0; i < opts.targets.length; i += CLAIM_TARGETS_PER_STATEMENT) groups.push(opts.targets.slice(i, i + CLAIM_TARGETS_PER_STATEMENT));
-  const rows =
-    groups.length === 1
-      ? await run(db, groups[0]!)
-      : await db.transaction().execute(async (trx) => {
-          const all: ClaimRow[] = [];
-          for (const group of groups) all.push(...(await run(trx, group)));
-          return all;
-        });
-  const byTarget = new Map<string, HeldJob[]>(opts.targets.map((t) => [t.webhookId, []]));
-  for (const r of rows) {
-    byTarget.get(r.webhook_id)?.push({
-      id: r.id,
-      webhookId: r.webhook_id,
-      lease,
-      leaseExpiresAt: Number(r.lease_expires_at),
-      attemptCount: r.attempt_count,
-      roundStart: r.round_start,
-      // Every job's event has its payload (enqueue.ts, migration 003); 'null' only if a row was made by hand.
-      body: envelopeBytes(r, r.payload ?? 'null'),
+  const byTarget = new Map<string, Claimed>(opts.targets.map((t) => [t.webhookId, { jobs: [], spentUntil: null }]));
+  const take = (rows: readonly ClaimRow[]) => {
+    for (const r of rows) byTarget.get(r.webhook_id)?.jobs.push(heldJob(r, lease));
+  };
+  const statement = { lease, now: opts.now, leaseMs: opts.leaseMs };
+  const free = opts.targets.filter((t) => !t.limited);
+  if (free.length > 0) take(await claimRows(db, caps, free, statement));
+  const limited = opts.targets.filter((t) => t.limited);
+  if (limited.length > 0) {
+    await db.transaction().execute(async (trx) => {
+      const buckets = await takeFromBuckets(trx, caps, limited.map((t) => t.webhookId), opts.now);
+      // A target whose row has no limit any more (the caller's view is stale) is claimed as an unlimited one.
+      const asked = limited.flatMap((t): ClaimRequest[] => {
+        const bucket = buckets.get(t.webhookId);
+        if (!bucket) return [{ ...t, limited: false }];
+        return bucket.left > 0 ? [{ ...t, limit: Math.min(t.limit, bucket.left) }] : [];
+      });
+      if (asked.length > 0) take(await claimRows(trx, caps, asked, statement, true));
+      const counts = new Map<string, number>();
+      for (const t of limited) if (buckets.has(t.webhookId)) counts.set(t.webhookId, byTarget.get(t.webhookId)!.jobs.length);
+      await countStarts(trx, buckets, counts);
+      for (const [id, bucket] of buckets) {
+        const n = counts.get(id)!;
+        if (n >= bucket.left) byTarget.get(id)!.spentUntil = bucket.nextAt(n);
+      }
     });
   }
   return opts.targets.map((t) => byTarget.get(t.webhookId)!);
 }
+
+async function claimRows(
+  db: Kysely<Tables>,
+  caps: DialectCapabilities,
+  targets: readonly ClaimRequest[],
+  statement: { lease: string; now: number; leaseMs: number },
+  inTransaction = false,
+): Promise<ClaimRow[]> {
+  const all = async (q: Kysely<Tables>) => {
+    const rows: ClaimRow[] = [];
+    for (let i = 0; i < targets.length; i += CLAIM_TARGETS_PER_STATEMENT) {
+      rows.push(...(await claimStatement(caps, { ...statement, targets: targets.slice(i, i + CLAIM_TARGETS_PER_STATEMENT) }).execute(q)).rows);
+    }
+    return rows;
+  };
+  return targets.length <= CLAIM_TARGETS_PER_STATEMENT || inTransaction ? all(db) : db.transaction().execute(all);
+}
+
+/**
+ * Each second's allowance is given in this many equal slices, and a slice's share not taken in it is lost: at most
+ * ceil(perSecond / 2) start in the first half of a second, the rest of perSecond in the second half. Fixed one-second
+ * windows alone keep any 10 s window to at most 11 of them (the SPEC's perSecond × 10 × 1.1) only if every job
+ * reaches its receiver within the second it was counted in: with a backlog a second's jobs go out in one burst at its
+ * start, and a closed 10 s window from one burst to the burst ten seconds later held exactly 220 of the 220 allowed at
+ * 20/s, and 223-224 once the machine was loaded (a claim's jobs reaching the receiver up to ~200 ms later than the
+ * next one's). In half-second slices such a window holds 21 half-bursts (10.5 × perSecond, 210 at 20/s), whatever
+ * the backlog did before (a share carried over would let a backlog that appears mid-second take a whole second's
+ * worth at once: 220 again), and the other half-second of the SPEC's margin absorbs that delay. The cost: up to two
+ * claims a second per process for a target whose backlog waits, instead of one.
+ */
+export const RATE_SLICES = 2;
+
+/** What a limited target may still take at `now`, from its bucket as stored (migration 015: `rate_window`, `rate_used`). */
+export interface Allowance {
+  /** The Unix second the claim counts in, and what counts as used in it before this claim. */
+  second: number;
+  used: number;
+  /** What this claim may take. */
+  left: number;
+  /** When more may be taken once `taken` were: the next slice's start, or the next second's once perSecond is used. */
+  nextAt(taken: number): number;
+}
+
+/**
+ * A pure function of the stored bucket and the clock, so it can be tested against any sequence of claims. The bucket
+ * counts a second's starts; from the start of slice j the earlier slices' shares count as used whether they were or
+ * not (`used` is at least their sum), which is how one counter per second gives each slice its own share.
+ */
+export function rateAllowance(perSecond: number, bucket: { window: number | null; used: number }, now: number): Allowance {
+  const second = Math.floor(now / 1000);
+  const slice = Math.min(RATE_SLICES - 1, Math.floor(((now - second * 1000) * RATE_SLICES) / 1000));
+  const share = (slices: number) => Math.ceil((perSecond * slices) / RATE_SLICES);
+  // A bucket already in a later second (another process's clock a little ahead) counts against this one: never more
+  // than the limit in any second, whichever clock names it.
+  const counted = bucket.window !== null && bucket.window >= second ? bucket.used : 0;
+  const used = Math.max(counted, share(slice));
+  const nextSlice = second * 1000 + Math.ceil(((slice + 1) * 1000) / RATE_SLICES);
+  return {
+    second: Math.max(second, bucket.window ?? second),
+    used,
+    left: Math.max(0, share(slice + 1) - used),
+    nextAt: (taken) => (used + taken >= perSecond || slice === RATE_SLICES - 1 ? (second + 1) * 1000 : nextSlice),
+  };
+}
+
+/**
+ * Reads and locks the buckets of these targets that have a limit (PostgreSQL `for update`, in id order so two claims
+ * never wait on each other crosswise; SQLite's transactions begin immediate: the writer lock is held already). Lives
+ * here rather than in a file of its own: queue/ holds the transitions, and the bucket is only ever taken by a claim.
+ */
+async function takeFromBuckets(trx: Kysely<Tables>, caps: DialectCapabilities, ids: readonly string[], now: number): Promise<Map<string, Allowance>> {
+  const lock = caps.skipLocked ? sql`for update` : sql``;
+  const { rows } = await sql<{ id: string; rate_per_second: number | string; rate_window: number | string | null; rate_used: number }>`
+    select id, rate_per_second, rate_window, rate_used from webhooks
+     where id in (${sql.join(ids)}) and rate_per_second is not null
+     order by id ${lock}`.execute(trx);
+  return new Map(
+    rows.map((r) => [r.id, rateAllowance(Number(r.rate_per_second), { window: r.rate_window === null ? null : Number(r.rate_window), used: r.rate_used }, now)]),
+  );
+}
+
+/** Counts the jobs each limited target's claim really took (an unused allowance is not counted), under the same lock. */
+async function countStarts(trx: Kysely<Tables>, buckets: ReadonlyMap<string, Allowance>, counts: ReadonlyMap<string, number>): Promise<void> {
+  for (const [id, n] of counts) {
+    const bucket = buckets.get(id)!;
+    if (n === 0) continue;
+    await sql`update webhooks set rate_window = ${bucket.second}, rate_used = ${bucket.used + n} where id = ${id}`.execute(trx);
+  }
+}
+
+const heldJob = (r: ClaimRow, lease: string): HeldJob => ({
+  id: r.id,
+  webhookId: r.webhook_id,
+  lease,
+  leaseExpiresAt: Number(r.lease_expires_at),
+  attemptCount: r.attempt_count,
+  roundStart: r.round_start,
+  // Every job's event has its payload (enqueue.ts, migration 003); 'null' only if a row was made by hand.
+  body: envelopeBytes(r, r.payload ?? 'null'),
+});
 
 /**
  * The statement, alone so its plan can be checked. For each target a range probe on the partial index of pending jobs
@@ -112,8 +243,9 @@ export function claimStatement(
                           coalesce((select octet_length(e.payload) from events e where e.id = due.event_id), 0) + ${sql.lit(JOB_OVERHEAD_BYTES)} as bytes from (
                      select id, event_id, next_attempt_at from delivery_jobs
                       where webhook_id = ${t.webhookId} and state = 'pending' and next_attempt_at <= ${opts.now}
-                        -- the database, not a worker's view of it, decides that a disabled or deleted target's jobs wait
-                        and exists (select 1 from webhooks w where w.id = ${t.webhookId} and w.enabled = 1 and w.deleted_at is null)
+                        -- the database, not a worker's view of it, decides that a disabled or deleted target's jobs wait,
+                        -- and that a limited one's are claimed only through its bucket
+                        and exists (select 1 from webhooks w where w.id = ${t.webhookId} and w.enabled = 1 and w.deleted_at is null${t.limited ? sql`` : sql` and w.rate_per_second is null`})
                       order by next_attempt_at
                       limit ${t.limit}
                       ${lock}) as due) as sized
