@@ -1,4 +1,4 @@
-import { CLAIM_MAX_BYTES, type ClaimRequest } from '../queue/claim.js';
+import { CLAIM_MAX_BYTES, type Claimed, type ClaimRequest } from '../queue/claim.js';
 import type { TargetRow } from '../targets-store.js';
 import type { Slots } from './slots.js';
 
@@ -25,16 +25,29 @@ export const HOLD_ROUNDS = 16;
  */
 export const HOLD_MAX_BYTES = 64 * 1024 * 1024;
 
+/** The target has a rate limit (SPEC §13): its jobs are claimed through the shared bucket, never handed over. */
+export const isLimited = (target: TargetRow): boolean => target.ratePerSecond != null;
+
 /**
  * When to claim and how much: the worker's view of the enabled targets, each one's recent attempt duration, and
  * which had nothing due at the last claim (skipped until the next wake-up, so a busy target's completions do not
  * probe idle ones).
+ *
+ * A rate-limited target is claimed apart from the others' rules: only what can start at once (its free slots, and
+ * not above its rate), so the second its bucket counted a job in is the second the job starts; and once its
+ * allowance is spent (claim.ts rateAllowance: half of its rate in each half-second), not before more is allowed
+ * (`spent`), however often the worker wakes. That is what keeps a limited target with 100,000 jobs due from costing
+ * a claim per wake-up: about two claims a second per process while it waits, one a half-second, plus one per half of
+ * its slots freed while its allowance lasts.
  */
 export class Scheduler {
   private readonly targets = new Map<string, TargetRow>();
   /** Per target: recent attempt duration (ms, moving average), to size its claims. */
   private readonly pace = new Map<string, number>();
   private readonly idle = new Set<string>();
+  /** Limited targets whose allowance is spent: not planned before this time (ms). Kept across setTargets. */
+  private readonly spent = new Map<string, number>();
+  private readonly limited = new Set<string>();
 
   constructor(private readonly limits: { perProcess: number; perTarget: number }) {}
 
@@ -43,7 +56,22 @@ export class Scheduler {
     this.targets.clear();
     for (const row of rows) this.targets.set(row.id, row);
     for (const id of this.pace.keys()) if (!this.targets.has(id)) this.pace.delete(id);
+    for (const id of this.spent.keys()) if (!this.targets.has(id)) this.spent.delete(id);
+    this.limited.clear();
+    for (const row of rows) if (isLimited(row)) this.limited.add(row.id);
     this.idle.clear();
+  }
+
+  /** The rate-limited targets among those read last. */
+  limitedIds(): ReadonlySet<string> {
+    return this.limited;
+  }
+
+  /** When the earliest spent allowance of a limited target is renewed, if one is spent at `now`: the worker claims then. */
+  nextAllowanceAt(now: number): number | null {
+    let next: number | null = null;
+    for (const [id, until] of this.spent) if (until > now && this.limited.has(id) && (next === null || until < next)) next = until;
+    return next;
   }
 
   target(id: string): TargetRow | undefined {
@@ -62,9 +90,10 @@ export class Scheduler {
   /**
    * What one claim should ask for, or null when no claim is due: a claim is due once some target is down to half its
    * hold, and while the process holds less than HOLD_MAX_BYTES. The claim's bytes (at most CLAIM_MAX_BYTES, and the
-   * room left under HOLD_MAX_BYTES) are shared equally by the targets it tops up.
+   * room left under HOLD_MAX_BYTES) are shared equally by the targets it tops up. `now` is the worker's clock, for
+   * limited targets whose allowance is spent (without it they are planned as if it were not).
    */
-  plan(slots: Slots): ClaimRequest[] | null {
+  plan(slots: Slots, now?: number): ClaimRequest[] | null {
     const { perProcess, perTarget } = this.limits;
     const bytesRoom = HOLD_MAX_BYTES - slots.heldBytes;
     if (bytesRoom <= 0) return null;
@@ -77,6 +106,17 @@ export class Scheduler {
       if (room <= 0) break;
       if (!target.enabled || this.idle.has(target.id)) continue;
       const busy = slots.busy(target.id);
+      if (isLimited(target)) {
+        if (now !== undefined && (this.spent.get(target.id) ?? 0) > now) continue;
+        const rate = target.ratePerSecond!;
+        const limit = Math.min(perTarget - busy, room, rate);
+        // Half its slots at a time (or its whole rate, when that is less), not a claim per slot freed.
+        if (limit < Math.min(Math.ceil(perTarget / 2), rate)) continue;
+        wants.push({ webhookId: target.id, limit, limited: true });
+        room -= limit;
+        due = true;
+        continue;
+      }
       const hold = this.holdFor(target.id);
       if (hold - busy < hold / 4) continue;
       // Near the process-wide limit, wait for room for a useful claim rather than claim a job or two at a time.
@@ -91,15 +131,24 @@ export class Scheduler {
     return wants.map((w) => ({ ...w, maxBytes }));
   }
 
-  /** After a claim: targets that had nothing due wait for the next wake-up. */
-  claimed(wants: readonly ClaimRequest[], counts: readonly number[]): void {
-    counts.forEach((n, i) => {
-      if (n === 0) this.idle.add(wants[i]!.webhookId);
+  /**
+   * After a claim: targets that had nothing due wait for the next wake-up; limited ones whose allowance is spent wait
+   * until it is renewed.
+   */
+  claimed(wants: readonly ClaimRequest[], results: readonly Claimed[]): void {
+    results.forEach((r, i) => {
+      const id = wants[i]!.webhookId;
+      if (r.spentUntil !== null) this.spent.set(id, r.spentUntil);
+      else if (r.jobs.length === 0) this.idle.add(id);
     });
   }
 
-  /** Whether a new job of this target fits here now (the hand-off asks, with the same limits as a claim). */
+  /**
+   * Whether a new job of this target fits here now (the hand-off asks, with the same limits as a claim). Never for a
+   * limited target: a handed-over job would start without taking from its bucket.
+   */
   hasRoom(targetId: string, slots: Slots): boolean {
+    if (this.limited.has(targetId)) return false;
     return slots.inFlight < HOLD_ROUNDS * this.limits.perProcess && slots.heldBytes < HOLD_MAX_BYTES && slots.busy(targetId) < this.holdFor(targetId);
   }
 

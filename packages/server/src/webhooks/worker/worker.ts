@@ -4,7 +4,7 @@ import { OutageBackoff } from '../../db/database-errors.js';
 import { decide, type Decision } from '../decision.js';
 import type { WebhookMetrics } from '../metrics.js';
 import { createOutbox } from '../outbox.js';
-import { claim } from '../queue/claim.js';
+import { claimWithRates, type ClaimRequest } from '../queue/claim.js';
 import type { JobHandoff } from '../queue/enqueue.js';
 import { newLeaseToken, type HeldJob } from '../queue/job.js';
 import { rescue } from '../queue/rescue.js';
@@ -12,7 +12,7 @@ import { promoteHeld } from '../queue/promote-held.js';
 import { enabledTargets, type TargetRow } from '../targets-store.js';
 import { attempt, type AttemptFacts, type DeliverySender } from './attempt.js';
 import { Completer, type Finished } from './completer.js';
-import { Scheduler } from './scheduler.js';
+import { isLimited, Scheduler } from './scheduler.js';
 import { SecretCache } from './secret-cache.js';
 import { Slots, type Held } from './slots.js';
 
@@ -44,6 +44,8 @@ export class DeliveryWorker implements JobHandoff {
   /** A database outage pauses claims (doubling to 2 s) instead of failing at every wake-up; logged once each way. */
   private readonly outage: OutageBackoff;
   private claimsPaused: NodeJS.Timeout | null = null;
+  /** A claim when the spent allowance of a rate-limited target is renewed (scheduler.ts nextAllowanceAt), and for when. */
+  private allowanceTimer: { timer: NodeJS.Timeout; at: number } | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -96,6 +98,8 @@ export class DeliveryWorker implements JobHandoff {
     this.timers = [];
     if (this.claimsPaused) clearTimeout(this.claimsPaused);
     this.claimsPaused = null;
+    if (this.allowanceTimer) clearTimeout(this.allowanceTimer.timer);
+    this.allowanceTimer = null;
     await this.unsubscribe?.().catch(() => {});
     // A claim under way lands its jobs in the slots (or releases them, seeing stopped): wait for it first.
     while (this.pumping) await this.pumping;
@@ -112,13 +116,21 @@ export class DeliveryWorker implements JobHandoff {
     return { lease: newLeaseToken(), expiresAt: this.ctx.clock.now() + this.ctx.config.webhookLeaseSeconds * 1000 };
   }
 
-  /** JobHandoff: the jobs written under those leases have committed. */
+  /**
+   * JobHandoff: the jobs written under those leases have committed. A job whose target the write read as rate-limited
+   * was handed over only because this worker had not seen the limit yet: it goes back to pending unattempted, to be
+   * claimed through the bucket like every job of a limited target.
+   */
   adopt(jobs: ReadonlyArray<{ job: HeldJob; target: TargetRow }>): void {
+    const stale = jobs.filter(({ target }) => isLimited(target));
+    for (const { job } of stale) this.finish(job, { kind: 'not-attempted', reason: 'target-unavailable' }, null);
+    if (stale.length > 0) this.refreshDue = true;
+    const taken = stale.length > 0 ? jobs.filter(({ target }) => !isLimited(target)) : jobs;
     if (this.stopped) {
-      for (const { job } of jobs) this.finish(job, { kind: 'not-attempted', reason: 'shutdown' }, null);
+      for (const { job } of taken) this.finish(job, { kind: 'not-attempted', reason: 'shutdown' }, null);
       return;
     }
-    this.hold(jobs);
+    this.hold(taken);
   }
 
   kick(): void {
@@ -130,6 +142,7 @@ export class DeliveryWorker implements JobHandoff {
     }
     this.pumping = this.pump().finally(() => {
       this.pumping = null;
+      this.armAllowanceTimer();
       if (this.pumpAgain && !this.stopped) {
         this.pumpAgain = false;
         this.kick();
@@ -161,28 +174,59 @@ export class DeliveryWorker implements JobHandoff {
         this.secrets.retain(this.scheduler.targetIds());
       }
       for (;;) {
-        const wants = this.stopped ? null : this.scheduler.plan(this.slots);
+        const wants = this.stopped ? null : this.scheduler.plan(this.slots, this.ctx.clock.now());
         if (!wants) return;
-        const claims = await claim(this.ctx.database.db, this.ctx.database.caps, {
-          now: this.ctx.clock.now(),
-          leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
-          targets: wants,
-        });
-        this.outage.succeeded();
-        this.scheduler.claimed(wants, claims.map((c) => c.length));
-        const jobs = claims.flat();
-        if (this.stopped) {
-          for (const job of jobs) this.finish(job, { kind: 'not-attempted', reason: 'shutdown' }, null);
-          return;
+        // Targets without a limit first, in their one statement as ever; limited ones apart, in their transaction with
+        // the buckets: a failure there loses none of the others' jobs, already held.
+        let claimed = 0;
+        for (const group of [wants.filter((w) => !w.limited), wants.filter((w) => w.limited)]) {
+          if (group.length === 0) continue;
+          const n = await this.claimGroup(group);
+          if (n === null) return;
+          claimed += n;
         }
-        this.hold(jobs.map((job) => ({ job })));
-        if (jobs.length === 0) return;
+        if (claimed === 0) return;
       }
     } catch (err) {
       const pause = this.outage.failed(err);
       if (pause === null) this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
       else this.pauseClaims(pause);
     }
+  }
+
+  /** One claim for these targets; the number of jobs it took, or null once the worker is stopping. */
+  private async claimGroup(wants: ClaimRequest[]): Promise<number | null> {
+    const claims = await claimWithRates(this.ctx.database.db, this.ctx.database.caps, {
+      now: this.ctx.clock.now(),
+      leaseMs: this.ctx.config.webhookLeaseSeconds * 1000,
+      targets: wants,
+    });
+    this.outage.succeeded();
+    this.scheduler.claimed(wants, claims);
+    const jobs = claims.flatMap((c) => c.jobs);
+    if (this.stopped) {
+      for (const job of jobs) this.finish(job, { kind: 'not-attempted', reason: 'shutdown' }, null);
+      return null;
+    }
+    this.hold(jobs.map((job) => ({ job })));
+    return jobs.length;
+  }
+
+  /**
+   * A rate-limited target whose allowance is spent is left out of claims until it is renewed (not claimed at every
+   * wake-up): this timer makes the claim then. One timer, for the earliest.
+   */
+  private armAllowanceTimer(): void {
+    if (this.stopped) return;
+    const now = this.ctx.clock.now();
+    const at = this.scheduler.nextAllowanceAt(now);
+    if (at === null || (this.allowanceTimer && this.allowanceTimer.at <= at && this.allowanceTimer.at > now)) return;
+    if (this.allowanceTimer) clearTimeout(this.allowanceTimer.timer);
+    const timer = setTimeout(() => {
+      this.allowanceTimer = null;
+      this.kick();
+    }, at - now);
+    this.allowanceTimer = { timer, at };
   }
 
   /** No claim until `ms` from now; then one, with the targets read again (the outage may have hidden changes). */
@@ -202,7 +246,12 @@ export class DeliveryWorker implements JobHandoff {
 
   private startReady(first?: string): void {
     if (this.stopped) return;
-    for (const held of this.slots.takeReady(first)) {
+    const ready: Held[] = [];
+    // A limited target's claimed jobs go first: its bucket counted them now, so they must start now (a
+    // claim takes no more than its free slots, but the process-wide limit can still make them wait for others').
+    for (const id of this.scheduler.limitedIds()) if (this.slots.busy(id) > 0) ready.push(...this.slots.takeReady(id));
+    ready.push(...this.slots.takeReady(first));
+    for (const held of ready) {
       const task = this.run(held)
         .catch((err: unknown) => this.ctx.logger.error({ err, deliveryId: held.job.id }, 'delivery attempt crashed'))
         .finally(() => {
