@@ -14,7 +14,7 @@ const ms = (a, b) => Number(BigInt(b) - BigInt(a)) / 1e6;
  * A database holding `jobs` due delivery jobs to `targets` targets (receiver ports), made through the API with
  * `serve --no-worker`; each round works on a copy (file copy on SQLite, CREATE DATABASE … TEMPLATE on PostgreSQL).
  */
-async function seedTemplate(ctx, { kind, name, targets, jobs, receiver }) {
+export async function seedTemplate(ctx, { kind, name, targets, jobs, receiver }) {
   const dir = ctx.dir(name);
   const url = kind === 'sqlite' ? `sqlite:${join(dir, 'template.db')}` : await createDb(`${ctx.pgPrefix}_${name}_tpl`);
   // Seeding is not measured: SQLite synchronous=NORMAL, PostgreSQL synchronous_commit=off for this database only
