@@ -31,9 +31,17 @@ export function setUnauthorizedHandler(fn: () => void): void {
 
 export interface RequestOptions {
   body?: unknown;
-  query?: Record<string, string | number | boolean | null | undefined>;
+  /** An array repeats the parameter (`topic=a&topic=b`). */
+  query?: Record<string, string | number | boolean | null | undefined | string[]>;
   /** Login, setup and session restore run without a CSRF token and must not trigger the 401 redirect. */
   anonymous?: boolean;
+  /** Extra request headers, such as a record write's `If-Match: "<version>"`. */
+  headers?: Record<string, string>;
+  /**
+   * A 401 that may mean a wrong password rather than a lost session (changing one's password): the caller
+   * decides, so the answer does not send the page to the login screen by itself.
+   */
+  passwordCheck?: boolean;
 }
 
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
@@ -57,12 +65,13 @@ async function send<T>(method: string, path: string, options: RequestOptions): P
   if (options.query) {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(options.query)) {
-      if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+      if (Array.isArray(value)) for (const v of value) params.append(key, v);
+      else if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
     }
     const qs = params.toString();
     if (qs) url += `?${qs}`;
   }
-  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json' };
+  const headers: Record<string, string> = { ...options.headers, Accept: 'application/json, application/problem+json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (!options.anonymous && session.csrfToken) headers['X-Svc-CSRF'] = session.csrfToken;
 
@@ -76,10 +85,7 @@ async function send<T>(method: string, path: string, options: RequestOptions): P
       cache: 'no-store',
     });
   } catch (err) {
-    throw new ApiError(0, {
-      type: 'about:blank', title: 'Network error', status: 0, code: 'network_error', requestId: '',
-      detail: `Could not reach the server (${err instanceof Error ? err.message : String(err)}).`,
-    });
+    throw networkError(err);
   }
 
   if (response.status === 204) return undefined as T;
@@ -95,12 +101,17 @@ async function send<T>(method: string, path: string, options: RequestOptions): P
   if (response.ok) return parsed as T;
 
   const problem = toProblem(response, parsed);
-  if (response.status === 401 && !options.anonymous) {
+  if (response.status === 401 && !options.anonymous && !options.passwordCheck) {
     session.csrfToken = null;
     onUnauthorized();
   }
   throw new ApiError(response.status, problem);
 }
+
+const networkError = (err: unknown): ApiError => new ApiError(0, {
+  type: 'about:blank', title: 'Network error', status: 0, code: 'network_error', requestId: '',
+  detail: `Could not reach the server (${err instanceof Error ? err.message : String(err)}).`,
+});
 
 function toProblem(response: Response, parsed: unknown): Problem {
   const requestId = response.headers.get('X-Request-ID') ?? '';
@@ -132,6 +143,20 @@ export const api = {
   patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, { body }),
   del: (path: string, query?: RequestOptions['query']) => request<void>('DELETE', path, { query }),
 };
+
+/**
+ * The public API's discovery documents (`/api/v1/capabilities`, `/api/v1/openapi.json`): they need no credentials,
+ * so none are sent. Read for what the server itself says (its topics, its operations) instead of a copy in the UI.
+ */
+export async function discovery<T>(path: string): Promise<T> {
+  const response = await fetch(`/api/v1${path}`, { headers: { Accept: 'application/json' }, credentials: 'omit', cache: 'no-store' })
+    .catch((err: unknown) => {
+      throw networkError(err);
+    });
+  const parsed: unknown = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, toProblem(response, parsed));
+  return parsed as T;
+}
 
 /** Path segments from user data (collection names, ids) are always encoded. */
 export const seg = (value: string): string => encodeURIComponent(value);

@@ -1,18 +1,24 @@
 /**
  * The records of one collection: a filter in the query language of docs/queries.md, sortable columns
  * and the total count. The filter and sort in force travel with every page's request, because the
- * server refuses a cursor issued for another query.
+ * server refuses a cursor issued for another query. A row opens its record in the editor (record-page.ts).
  */
 import { api, ApiError, seg } from '../api.js';
 import { h, replace, time, uid } from '../dom.js';
-import { currentHash, href, match, type PageContext } from '../router.js';
-import { errorBanner } from '../ui/feedback.js';
+import { currentHash, href, match, navigate, type PageContext } from '../router.js';
+import { errorBanner, notice } from '../ui/feedback.js';
 import { button, select } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
-import type { Collection, Page, RecordItem } from '../types.js';
+import type { Collection, Field, Page, RecordItem } from '../types.js';
 import { card, loading } from './common.js';
 
 const PAGE_SIZE = 20;
+
+/** A line for the records card drawn next (after the editor deleted a record and came back), shown once. */
+let note: { collection: string; text: string } | null = null;
+export function leaveRecordsNote(collection: string, text: string): void {
+  note = { collection, text };
+}
 
 interface Sort {
   key: string;
@@ -41,7 +47,7 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
   const inputId = uid('records-filter');
   const input = h('input', {
     type: 'text', id: inputId, testid: 'records-filter', autocomplete: 'off', spellcheck: 'false', value: filter,
-    placeholder: "status = 'open' && priority >= 3", 'aria-describedby': `${inputId}-hint`,
+    placeholder: exampleFilter(collection.fields), 'aria-describedby': `${inputId}-hint`,
   });
   const problem = h('div', { class: 'query-error', testid: 'filter-error', id: `${inputId}-error`, hidden: true });
   const clear = button('Clear', { class: 'btn btn-small btn-ghost', testid: 'records-filter-clear' });
@@ -57,7 +63,7 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
       problem));
 
   const columns: Column[] = [
-    { label: 'ID', sortKey: 'id', cell: (r) => h('td', null, h('code', { class: 'nowrap' }, r.id)) },
+    { label: 'ID', sortKey: 'id', cell: (r) => h('td', null, h('a', { href: recordHref(collection.name, r.id), class: 'mono nowrap', testid: 'record-link' }, r.id)) },
     { label: 'Version', sortKey: 'version', cell: (r) => h('td', null, String(r.version)) },
     { label: 'Updated', sortKey: 'updatedAt', cell: (r) => h('td', null, time(r.updatedAt)) },
     ...collection.fields.map((f): Column => ({
@@ -159,8 +165,33 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
     reload();
   });
 
+  const newRecord = h('a', { href: recordHref(collection.name, 'new'), class: 'btn btn-primary btn-small', testid: 'new-record' }, '+ New record');
+  const shown = note?.collection === collection.name ? notice(note.text, 'records-notice') : null;
+  note = null;
   void load();
-  return card('Records', form, sortField, count, list, paging.element);
+  return card(null, h('div', { class: 'card-title-row records-title' }, h('h2', { class: 'card-title' }, 'Records'), newRecord),
+    shown, form, sortField, count, list, paging.element);
+}
+
+const recordHref = (collection: string, id: string): string => `#/collections/${encodeURIComponent(collection)}/records/${encodeURIComponent(id)}`;
+
+/** The filter box's example, written with fields this collection really has (the built-in ones when it has none). */
+export function exampleFilter(fields: Field[]): string {
+  const example = (f: Field): string | null => {
+    switch (f.type) {
+      case 'text': return `${f.name} ~ 'word'`;
+      case 'integer': case 'number': return `${f.name} >= 3`;
+      case 'boolean': return `${f.name} = true`;
+      case 'datetime': return `${f.name} >= '2026-01-01T00:00:00Z'`;
+      case 'json': return `${f.name} != null`;
+    }
+  };
+  const parts: string[] = [];
+  for (const type of ['text', 'integer', 'number', 'boolean', 'datetime', 'json']) {
+    const f = fields.find((x) => x.type === type);
+    if (f && parts.length < 2) parts.push(example(f)!);
+  }
+  return parts.length > 0 ? parts.join(' && ') : "version > 1 && createdAt >= '2026-01-01T00:00:00Z'";
 }
 
 const sortParam = (sort: Sort | null): string | undefined => (sort ? `${sort.descending ? '-' : ''}${sort.key}` : undefined);
@@ -177,8 +208,10 @@ function parseSort(value: string | null, collection: Collection): Sort | null {
 function recordsTable(name: string, columns: Column[], items: RecordItem[], sort: Sort | null, filtered: boolean,
   onSort: (key: string) => void): HTMLElement {
   if (items.length === 0) {
-    return h('p', { class: 'empty', testid: 'records-table-empty' },
-      filtered ? 'No records match the filter.' : 'No records yet. Records are written through the public API.');
+    return filtered
+      ? h('p', { class: 'empty', testid: 'records-table-empty' }, 'No records match the filter.')
+      : h('div', { class: 'empty', testid: 'records-table-empty' }, h('p', null, 'No records yet.'),
+        h('a', { href: recordHref(name, 'new'), class: 'btn btn-primary', testid: 'create-first-record' }, 'Create the first record'));
   }
   const headers = columns.map((c) => {
     if (!c.sortKey) return h('th', { scope: 'col', testid: 'records-header', 'data-key': '' }, c.label);
@@ -193,8 +226,14 @@ function recordsTable(name: string, columns: Column[], items: RecordItem[], sort
     return h('th', { scope: 'col', testid: 'records-header', 'data-key': key, 'aria-sort': direction }, btn);
   });
   const rows = items.map((r) => {
-    const row = h('tr', { testid: 'record-row', 'data-id': r.id }, columns.map((c) => c.cell(r)));
+    const row = h('tr', { testid: 'record-row', 'data-id': r.id, class: 'row-link' }, columns.map((c) => c.cell(r)));
     Array.from(row.cells).forEach((cell, i) => cell.setAttribute('data-label', columns[i]!.label));
+    // The whole row opens the record for a pointer; keyboards use the id's link. A click that ends a text selection
+    // (copying a value) or lands on a link itself is left alone.
+    row.addEventListener('click', (event) => {
+      if ((event.target as Element).closest('a, button') || window.getSelection()?.toString()) return;
+      navigate(recordHref(name, r.id));
+    });
     return row;
   });
   return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': `Records of ${name}` },
