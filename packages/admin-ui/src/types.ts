@@ -49,6 +49,14 @@ export interface RecordItem {
   data: Record<string, unknown>;
 }
 
+/** GET /admin/v1/admins (SPEC §17). */
+export interface AdminUser {
+  id: string;
+  email: string;
+  createdAt: string;
+  lastLoginAt: string | null;
+}
+
 export interface ApiToken {
   id: string;
   name: string;
@@ -77,7 +85,7 @@ export interface Webhook {
   url: string;
   topics: string[];
   enabled: boolean;
-  /** SPEC §9: null means all collections / any change; `filter` is kept as it is by this form. */
+  /** SPEC §9: null means all collections / any change / no filter. */
   collections: string[] | null;
   filter: string | null;
   changedFields: string[] | null;
@@ -116,8 +124,36 @@ export interface Delivery {
   attemptCount: number;
   nextAttemptAt: string | null;
   lastError: DeliveryError | null;
+  /** SPEC §17: why a pending job is not attempted now (its target is disabled); null otherwise. */
+  heldBy?: 'target_disabled' | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** POST /admin/v1/deliveries/retry (SPEC §17). */
+export interface BulkRetryResult {
+  retried: number;
+  skipped: { id: string; reason: string }[];
+}
+
+/** An event of the feed (SPEC §7); GET /admin/v1/events/{id} adds its jobs (SPEC §17). */
+export interface FeedEvent {
+  id: string;
+  topic: string;
+  collection: string;
+  recordId: string;
+  occurredAt: string;
+  payload?: unknown;
+}
+
+export interface EventDetail extends FeedEvent {
+  deliveries: Delivery[];
+}
+
+/** The feed's pages: `nextCursor` is never null (docs/event-feed.md). */
+export interface FeedPage {
+  items: FeedEvent[];
+  nextCursor: string;
 }
 
 export interface Attempt {
