@@ -31,14 +31,25 @@ export function loginPage(opts: LoginOptions): HTMLElement {
       opts.onLoggedIn(info);
     } catch (err) {
       const unclaimed = applyFieldErrors(form, err);
-      banner.show(errorBanner(err instanceof ApiError && err.status === 401
-        ? new ApiError(401, { ...err.problem, detail: err.problem.detail || 'Wrong email or password.' })
-        : err, unclaimed));
+      banner.show(errorBanner(plainly(err), unclaimed));
       password.select();
     }
   });
   queueMicrotask(() => email.focus());
   return authLayout('Log in to svc', 'Administer collections, API tokens and webhooks.', banner, form);
+}
+
+/**
+ * A refused login in the words of the one who typed it: the server's 401 is titled "Authentication required",
+ * which reads as if logging in were the missing step. Which of the two was wrong is not said (nor does the server).
+ */
+function plainly(err: unknown): unknown {
+  if (!(err instanceof ApiError)) return err;
+  if (err.status === 401) {
+    return new ApiError(401, { ...err.problem, title: 'Wrong email or password', detail: 'Check both and try again; after repeated failures, logins are refused for a while.' });
+  }
+  if (err.code === 'rate_limited') return new ApiError(err.status, { ...err.problem, title: 'Too many failed logins' });
+  return err;
 }
 
 export function authLayout(title: string, subtitle: string, ...children: HTMLElement[]): HTMLElement {
