@@ -237,7 +237,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuthHook(ctx));
     await admin.register(adminSessionRoutes(ctx, (idHash) => feed.fanout.recheckOwner(sessionOwner(idHash))));
-    await admin.register(adminCollectionRoutes(ctx));
+    await admin.register(adminCollectionRoutes(ctx, outbox));
     await admin.register(adminTokenRoutes(ctx, (id) => feed.fanout.recheckOwner(tokenOwner(id))));
     await admin.register(adminWebhookRoutes(ctx, outbox));
     await admin.register(adminWebhookHealthRoutes(ctx));

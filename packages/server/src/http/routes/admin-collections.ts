@@ -7,17 +7,23 @@ import { idPattern } from '../../lib/ids.js';
 import { allCollections, createCollection, patchCollection, removeCollection, requireCollection } from '../../records/collections.js';
 import { listCollections } from '../../records/collections-store.js';
 import { COLLECTION_NAME, MAX_FIELDS } from '../../records/fields.js';
+import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
 import { listRecordsJson } from '../../records/query/list-request.js';
+import { recordJson } from '../../records/record-json.js';
+import type { Outbox } from '../../webhooks/outbox.js';
 import { presentCollection } from '../present.js';
-import { Collection, CollectionList, Field, ListQuery, RecordList, RecordListQuery, errorResponses, ref } from '../schemas.js';
+import { Collection, CollectionList, Field, ListQuery, RecordList, RecordListQuery, RecordSchema, RecordWrite, RecordWritten, errorResponses, ref } from '../schemas.js';
+import { ifMatchVersion } from './records.js';
 
 const NameParams = Type.Object({ name: Type.String({ pattern: COLLECTION_NAME.source }) });
+const RecordParams = Type.Object({ name: Type.String({ pattern: COLLECTION_NAME.source }), id: Type.String({ pattern: idPattern('rec').source }) });
+const IfMatch = Type.Object({ 'if-match': Type.Optional(Type.String()) });
 const security = [{ adminSession: [], csrfToken: [] }];
 const Fields = Type.Array(ref(Field), { maxItems: MAX_FIELDS });
 const NAME_KEY = new RegExp(COLLECTION_NAME.source);
 
 export const adminCollectionRoutes =
-  (ctx: Context): FastifyPluginAsync =>
+  (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -101,5 +107,62 @@ export const adminCollectionRoutes =
       const c = await requireCollection(ctx, request.params.name);
       const json = await listRecordsJson(ctx, c, request.query);
       return reply.type('application/json; charset=utf-8').send(json as never);
+    });
+
+    // The admin UI's record editor (issue 24): the public API's writes, made by an admin. The same code path, so the
+    // write, its event and its delivery jobs commit together and If-Match guards against lost updates.
+    app.post('/admin/v1/collections/:name/records', {
+      schema: {
+        operationId: 'createCollectionRecord',
+        summary: 'Create a record (admin UI); as the public create, without Idempotency-Key',
+        tags: ['collections'],
+        security,
+        params: NameParams,
+        body: RecordWrite,
+        response: { 201: ref(RecordWritten), ...errorResponses(401, 403, 404, 413, 415, 422) },
+      },
+    }, async (request, reply) => {
+      const result = await createRecord(ctx, outbox, await requireCollection(ctx, request.params.name), request.body.data, undefined);
+      return reply.code(201).header('etag', `"${result.record.version}"`).send(result.record);
+    });
+
+    app.get('/admin/v1/collections/:name/records/:id', {
+      schema: { operationId: 'getCollectionRecord', summary: 'One record (admin UI); ETag is its version', tags: ['collections'], security, params: RecordParams, response: { 200: ref(RecordSchema), ...errorResponses(401, 403, 404) } },
+    }, async (request, reply) => {
+      const record = await getRecord(ctx, (await requireCollection(ctx, request.params.name)).name, request.params.id);
+      return reply.header('etag', `"${record.version}"`).send(recordJson(record));
+    });
+
+    app.patch('/admin/v1/collections/:name/records/:id', {
+      schema: {
+        operationId: 'updateCollectionRecord',
+        summary: 'Set the named fields of a record (admin UI); If-Match guards against lost updates',
+        tags: ['collections'],
+        security,
+        params: RecordParams,
+        headers: IfMatch,
+        body: RecordWrite,
+        response: { 200: ref(RecordWritten), ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422) },
+      },
+    }, async (request, reply) => {
+      const version = ifMatchVersion(request.headers['if-match']);
+      const record = await patchRecord(ctx, outbox, await requireCollection(ctx, request.params.name), request.params.id, request.body.data, version);
+      return reply.header('etag', `"${record.version}"`).send(record);
+    });
+
+    app.delete('/admin/v1/collections/:name/records/:id', {
+      schema: {
+        operationId: 'deleteCollectionRecord',
+        summary: 'Delete a record (admin UI)',
+        tags: ['collections'],
+        security,
+        params: RecordParams,
+        headers: IfMatch,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404, 412) },
+      },
+    }, async (request, reply) => {
+      const version = ifMatchVersion(request.headers['if-match']);
+      await removeRecord(ctx, outbox, await requireCollection(ctx, request.params.name), request.params.id, version);
+      return reply.code(204).send(null);
     });
   };

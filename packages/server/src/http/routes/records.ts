@@ -21,7 +21,7 @@ const RecordParams = Type.Object({ collection: CollectionName, id: Type.String({
 const security = [{ bearerAuth: [] }];
 
 /** `If-Match: "<version>"` (or W/"…", or *): a malformed value is a failed precondition, not ignored. */
-function ifMatchVersion(header: string | undefined): number | null {
+export function ifMatchVersion(header: string | undefined): number | null {
   if (header === undefined) return null;
   if (header.trim() === '*') return null;
   const m = /^\s*(?:W\/)?"(\d{1,15})"\s*$/.exec(header);
