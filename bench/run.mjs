@@ -24,6 +24,7 @@ import { w9 } from './lib/w9-feed.mjs';
 import { w10 } from './lib/w10-stream.mjs';
 import { w12 } from './lib/w12-batch.mjs';
 import { w4Limited } from './lib/w4-limited.mjs';
+import { w4Scheme } from './lib/w4-scheme.mjs';
 import { w4Ordered } from './lib/w4-ordered.mjs';
 import { w11 } from './lib/w11-query.mjs';
 import { w13 } from './lib/w13-soak.mjs';
@@ -61,7 +62,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W14, W4O, W4L; W9, W10, W11, W13 and W14 run only when named); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W14, W4O, W4L, W4S; W9, W10, W11, W13 and W14 run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w11-records N  W11's collection size (default 100000)
@@ -107,7 +108,7 @@ const opts = {
   // Every drain is bounded; a round that hits the limit reports deliveries so far over the time taken.
   drainTimeoutMs: quick ? 20_000 : 25_000,
 };
-const all = quick ? ['W1', 'W2', 'W4'] : ['W1', 'W8', 'W2', 'W3', 'W4', 'W4O', 'W4L', 'W5', 'W6', 'W7', 'W12'];
+const all = quick ? ['W1', 'W2', 'W4'] : ['W1', 'W8', 'W2', 'W3', 'W4', 'W4O', 'W4L', 'W4S', 'W5', 'W6', 'W7', 'W12'];
 const selected = args.only ? args.only.toUpperCase().split(',').map((s) => s.trim()) : all;
 const writeReadme = args.readme ?? (!quick && !args.only);
 
@@ -122,7 +123,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'svc-bench-'));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const cellsApi = makeCells();
-const pgInfo = selected.some((w) => ['W3', 'W4', 'W4L', 'W5', 'W7', 'W9', 'W11', 'W13', 'W14'].includes(w)) ? await pgAvailable() : null;
+const pgInfo = selected.some((w) => ['W3', 'W4', 'W4L', 'W4S', 'W5', 'W7', 'W9', 'W11', 'W13', 'W14'].includes(w)) ? await pgAvailable() : null;
 const versions = readVersions();
 const ctx = {
   opts,
@@ -223,7 +224,7 @@ if (args.profile) {
 }
 try {
   ctx.tls = await makeTls(tmp);
-  if (selected.some((w) => ['W4', 'W4O', 'W4L', 'W6', 'W7', 'W13'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
+  if (selected.some((w) => ['W4', 'W4O', 'W4L', 'W4S', 'W6', 'W7', 'W13'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
   await step('W1', () => w1(ctx));
   await step('W8', () => w8(ctx));
   await step('W2', () => createWorkload(ctx, 'sqlite'));
@@ -234,6 +235,7 @@ try {
   });
   await step('W4O', () => w4Ordered(ctx, receiver));
   await step('W4L', () => w4Limited(ctx, receiver, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
+  await step('W4S', () => w4Scheme(ctx, receiver, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
   await step('W5', async () => needsPg('W5') && (await w5(ctx)));
   await step('W6', () => w6(ctx, receiver));
   await step('W7', async () => needsPg('W7') && (await w7(ctx, receiver)));
