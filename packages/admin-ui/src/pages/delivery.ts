@@ -7,6 +7,7 @@ import type { Attempt, DeliveryDetail, Webhook } from '../types.js';
 import { card, jsonBlock, loading, pageHeader, table } from './common.js';
 import { stateBadge } from './delivery-state.js';
 import { timingsText } from '../ui/health-summary.js';
+import { nextAttempt } from './deliveries-table.js';
 
 const REFRESH_MS = 2000;
 
@@ -35,10 +36,12 @@ export function deliveryPage(ctx: PageContext): HTMLElement {
         fact('State', stateBadge(job.state)),
         fact('Topic', h('span', { class: 'chip' }, job.topic)),
         fact('Target', targetLink(job.webhookId)),
-        fact('Record', h('span', { class: 'mono' }, `${job.collection}/${job.recordId}`)),
+        fact('Record', h('span', null, h('span', { class: 'mono' }, `${job.collection}/${job.recordId}`), ' · ',
+          h('a', { href: href('/deliveries', { q: job.recordId }), class: 'text-link', testid: 'delivery-record-jobs' }, 'its deliveries'))),
+        eventFact(job.envelope),
         fact('Attempts', h('span', { testid: 'delivery-attempt-count' }, String(job.attemptCount))),
         fact('Next attempt', h('span', { testid: 'delivery-next-attempt' },
-          job.state === 'pending' || job.state === 'delivering' ? time(job.nextAttemptAt) : 'none')),
+          job.state === 'pending' || job.state === 'delivering' ? nextAttempt(job) : 'none')),
         fact('Last error', job.lastError ? h('span', { class: 'error-text', testid: 'delivery-last-error' }, job.lastError.code, ': ', job.lastError.message) : '—'),
         fact('Created', time(job.createdAt)),
         fact('Updated', time(job.updatedAt)))),
@@ -97,7 +100,16 @@ function targetLink(webhookId: string): HTMLElement {
   return link;
 }
 
-function fact(label: string, value: Child): HTMLElement[] {
+/** The feed entry of this job's change (SPEC §7: the envelope's payload names it; test deliveries have none). */
+function eventFact(envelope: unknown): HTMLElement[] | null {
+  const payload = (envelope as { payload?: { eventId?: unknown } } | null)?.payload;
+  const eventId = typeof payload?.eventId === 'string' ? payload.eventId : null;
+  if (!eventId) return null;
+  return fact('Event', h('a', { href: href(`/events/${encodeURIComponent(eventId)}`), class: 'mono', testid: 'delivery-event' }, eventId));
+}
+
+/** A term and its value in a facts list (<dl class="facts">). */
+export function fact(label: string, value: Child): HTMLElement[] {
   return [h('dt', null, label), h('dd', null, value)];
 }
 
