@@ -13,6 +13,10 @@ import { webhookNewPage, webhookPage } from './pages/webhook.js';
 import { deliveriesPage } from './pages/deliveries.js';
 import { deliveryPage } from './pages/delivery.js';
 import { eventsPage } from './pages/events.js';
+import { eventPage } from './pages/events-detail.js';
+import { recordPage } from './pages/record-page.js';
+import { adminsPage } from './pages/admins.js';
+import { accountPage } from './pages/account.js';
 import { currentHash, match, navigate, route, type PageContext } from './router.js';
 import { errorBanner } from './ui/feedback.js';
 import { endResume, markResume } from './ui/drafts.js';
@@ -23,6 +27,9 @@ const HOME = '/collections';
 
 route('/collections', 'collections', collectionsPage);
 route('/collections/:name', 'collections', collectionPage);
+route('/collections/:name/records/:id', 'collections', recordPage);
+route('/admins', 'admins', adminsPage);
+route('/account', 'account', accountPage);
 route('/schema', 'schema', schemaPage);
 route('/tokens', 'tokens', tokensPage);
 route('/webhooks', 'webhooks', webhooksPage);
@@ -32,6 +39,7 @@ route('/webhooks/:id', 'webhooks', webhookPage);
 route('/deliveries', 'deliveries', deliveriesPage);
 route('/deliveries/:id', 'deliveries', deliveryPage);
 route('/events', 'events', eventsPage);
+route('/events/:id', 'events', eventPage);
 
 const NAV = [
   { key: 'collections', label: 'Collections', hash: '#/collections' },
@@ -40,6 +48,7 @@ const NAV = [
   { key: 'deliveries', label: 'Deliveries', hash: '#/deliveries' },
   { key: 'events', label: 'Events', hash: '#/events' },
   { key: 'schema', label: 'API schema', hash: '#/schema' },
+  { key: 'admins', label: 'Admins', hash: '#/admins' },
 ];
 
 const root = document.getElementById('app') as HTMLElement;
@@ -83,7 +92,11 @@ function shell(active: string, content: HTMLElement): HTMLElement {
           'aria-current': item.key === active ? 'page' : undefined,
         }, item.label))),
       h('div', { class: 'account' },
-        h('span', { class: 'account-email', testid: 'account-email' }, session.email ?? ''),
+        // The signed-in admin's own page (change password); the testid stays: tests wait on it as "the shell is drawn".
+        h('a', {
+          class: 'account-email', testid: 'account-email', href: '#/account', title: 'Your account: change password',
+          'aria-current': active === 'account' ? 'page' : undefined,
+        }, session.email ?? ''),
         logout)),
     h('main', { id: 'main', class: 'content', tabindex: '-1' }, content));
 }
