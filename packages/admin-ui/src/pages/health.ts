@@ -1,13 +1,11 @@
-import { api, seg } from '../api.js';
+import { api } from '../api.js';
 import { h, replace, time } from '../dom.js';
 import { href, type PageContext } from '../router.js';
 import { bannerSlot, errorBanner } from '../ui/feedback.js';
 import { percent } from '../ui/health-summary.js';
 import type { Page, TargetStats, Webhook } from '../types.js';
 import { badge, card, loading, pageHeader, table } from './common.js';
-
-/** How many targets' statistics are asked for at once. */
-const PARALLEL = 6;
+import { rateKind, statsFor } from './webhooks-health.js';
 
 interface Row {
   target: Webhook;
@@ -31,14 +29,9 @@ export function healthPage(ctx: PageContext): HTMLElement {
         targets.push(...page.items);
         cursor = page.nextCursor;
       } while (cursor && ctx.alive());
-      const rows: Row[] = [];
-      for (let i = 0; i < targets.length; i += PARALLEL) {
-        rows.push(...(await Promise.all(targets.slice(i, i + PARALLEL).map(async (target) => ({
-          target,
-          stats: await api.get<TargetStats>(`/webhooks/${seg(target.id)}/stats`).catch(() => null),
-        })))));
-      }
+      const stats = await statsFor(targets, ctx.alive);
       if (!ctx.alive()) return;
+      const rows: Row[] = targets.map((target) => ({ target, stats: stats.get(target.id) ?? null }));
       rows.sort(failingFirst);
       replace(list, table(['Target', 'State', 'Success rate (24 h)', 'Attempts', 'Last success', 'Last failure'], rows.map(row),
         { testid: 'health-table', caption: 'Health of every webhook target', empty: 'No webhook targets yet.' }));
@@ -64,7 +57,7 @@ function failingFirst(a: Row, b: Row): number {
 
 function row({ target, stats }: Row): HTMLTableRowElement {
   const rate = stats?.successRate ?? null;
-  const kind = rate === null ? 'muted' : rate >= 0.99 ? 'ok' : rate >= 0.9 ? 'warn' : 'danger';
+  const kind = rateKind(rate);
   return h('tr', { testid: 'health-row', 'data-id': target.id },
     h('td', null, h('a', { href: href(`/webhooks/${encodeURIComponent(target.id)}`), class: 'strong', testid: 'health-link' }, target.name)),
     h('td', null, target.enabled ? badge('enabled', 'ok', 'webhook-state') : badge('disabled', 'muted', 'webhook-state')),

@@ -4,13 +4,18 @@ import { errorBanner, notice } from '../ui/feedback.js';
 import { busy, button, field, select } from '../ui/form.js';
 import { healthChart } from '../ui/health-chart.js';
 import { healthFigures } from '../ui/health-summary.js';
+import { localInputValue } from '../ui/local-time.js';
 import type { TargetStats } from '../types.js';
 import { card, loading } from './common.js';
+import { noAttempts } from './webhooks-health.js';
 
 const HOUR = 3_600_000;
 
-/** The target page's health card: figures and the hourly chart, for the last 24 hours or 7 days. */
-export function healthCard(id: string, alive: () => boolean): HTMLElement {
+/**
+ * The target page's health card: figures and the hourly chart, for the last 24 hours or 7 days. Without an attempt in
+ * the window the chart would be an empty grey box: it says so instead (`createdAt` tells a new target from a quiet one).
+ */
+export function healthCard(id: string, alive: () => boolean, createdAt: string): HTMLElement {
   const content = h('div', null, loading());
   const range = select([{ value: '24', label: 'Last 24 hours' }, { value: '168', label: 'Last 7 days' }], { testid: 'health-range', 'aria-label': 'Time range' });
   const load = async () => {
@@ -20,7 +25,9 @@ export function healthCard(id: string, alive: () => boolean): HTMLElement {
       const since = new Date(Date.now() - hours * HOUR + (hours === 168 ? 60_000 : 0)).toISOString();
       const stats = await api.get<TargetStats>(`/webhooks/${seg(id)}/stats`, { since });
       if (!alive()) return;
-      replace(content, healthFigures(stats), healthChart(stats.buckets));
+      replace(content, healthFigures(stats), stats.attempts.total > 0 ? healthChart(stats.buckets)
+        : h('p', { class: 'empty', testid: 'health-chart-empty' }, noAttempts(createdAt, hours * HOUR, 'health-none'),
+          ' — each attempt to this target will show here, hour by hour.'));
     } catch (err) {
       if (alive()) replace(content, errorBanner(err));
     }
@@ -28,13 +35,6 @@ export function healthCard(id: string, alive: () => boolean): HTMLElement {
   range.addEventListener('change', () => void load());
   void load();
   return card(h('span', { class: 'card-title-row' }, 'Health', range), content);
-}
-
-/** datetime-local wants local time without zone: YYYY-MM-DDTHH:mm. */
-function localInputValue(ms: number): string {
-  const d = new Date(ms);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
 /** Recover dead jobs and replay missed events since a chosen time; the answer is shown in the page's banner. */

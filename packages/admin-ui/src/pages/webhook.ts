@@ -9,6 +9,7 @@ import type { Webhook } from '../types.js';
 import { badge, card, loading, pageHeader } from './common.js';
 import { healthCard, recoverReplayCard } from './webhook-health.js';
 import { receiverCard, signingMaterialPanel } from './webhook-receiver.js';
+import { subscriptionCard } from './webhook-subscription.js';
 
 /*
  * A secret arrives in exactly one answer (create, rotate, a PATCH that changed the algorithm). The create
@@ -57,9 +58,9 @@ export function webhookPage(ctx: PageContext): HTMLElement {
     if (!ctx.alive()) return;
     replace(header, headerFor(target));
     replace(body,
-      healthCard(id, ctx.alive),
+      healthCard(id, ctx.alive, target.createdAt),
       recoverReplayCard(id, (node) => banner.show(node), target.enabled),
-      receiverCard(target),
+      h('div', { class: 'grid-2 grid-cards' }, subscriptionCard(target), receiverCard(target)),
       card('Settings', webhookForm({
         initial: target,
         draftKey: `webhook-edit-${id}`,

@@ -6,6 +6,7 @@ import { button } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
 import type { Page, Webhook } from '../types.js';
 import { badge, card, loading, pageHeader, table } from './common.js';
+import { healthCell, statsFor } from './webhooks-health.js';
 
 export function webhooksPage(ctx: PageContext): HTMLElement {
   const banner = bannerSlot();
@@ -17,8 +18,12 @@ export function webhooksPage(ctx: PageContext): HTMLElement {
       const page = await api.get<Page<Webhook>>('/webhooks', { limit: 50, cursor: paging.cursor });
       if (!ctx.alive()) return;
       paging.loaded(page.nextCursor, page.items.length);
-      replace(list, table(['Name', 'URL', 'Topics', 'State', 'Created', ''], page.items.map((w) => row(w, banner, load)),
+      const health = page.items.map(healthCell);
+      replace(list, table(['Name', 'URL', 'Topics', 'State', 'Health (24 h)', 'Created', ''], page.items.map((w, i) => row(w, health[i]!.cell, banner, load)),
         { testid: 'webhooks-table', caption: 'Webhook targets', empty: 'No webhook targets yet.' }));
+      // The list shows at once; each target's health fills in as its statistics arrive.
+      const stats = await statsFor(page.items, ctx.alive);
+      page.items.forEach((w, i) => health[i]!.fill(stats.get(w.id) ?? null));
     } catch (err) {
       if (ctx.alive()) banner.show(errorBanner(err));
     }
@@ -37,7 +42,7 @@ export function webhooksPage(ctx: PageContext): HTMLElement {
     card(null, list, paging.element));
 }
 
-function row(w: Webhook, banner: ReturnType<typeof bannerSlot>, reload: () => Promise<void>): HTMLTableRowElement {
+function row(w: Webhook, health: HTMLTableCellElement, banner: ReturnType<typeof bannerSlot>, reload: () => Promise<void>): HTMLTableRowElement {
   const toggle = button(w.enabled ? 'Disable' : 'Enable', {
     class: 'btn btn-small', testid: 'toggle-webhook', 'aria-label': `${w.enabled ? 'Disable' : 'Enable'} webhook ${w.name}`,
   });
@@ -53,10 +58,11 @@ function row(w: Webhook, banner: ReturnType<typeof bannerSlot>, reload: () => Pr
     }
   });
   return h('tr', { testid: 'webhook-row', 'data-id': w.id },
-    h('td', null, h('a', { href: href(`/webhooks/${encodeURIComponent(w.id)}`), class: 'strong', testid: 'webhook-link' }, w.name)),
+    h('td', { class: 'cell-target-name' }, h('a', { href: href(`/webhooks/${encodeURIComponent(w.id)}`), class: 'strong', testid: 'webhook-link' }, w.name)),
     h('td', { class: 'cell-url' }, h('span', { class: 'mono small' }, w.url)),
     h('td', null, h('span', { class: 'chips' }, w.topics.map((t) => h('span', { class: 'chip' }, t)))),
     h('td', null, w.enabled ? badge('enabled', 'ok', 'webhook-state') : badge('disabled', 'muted', 'webhook-state')),
+    health,
     h('td', null, time(w.createdAt)),
     h('td', { class: 'cell-actions' }, toggle,
       h('a', { href: href('/deliveries', { webhookId: w.id }), class: 'btn btn-small btn-ghost', testid: 'webhook-deliveries-link' }, 'Deliveries')));
