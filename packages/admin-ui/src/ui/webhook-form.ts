@@ -5,13 +5,15 @@
  * The receiver settings (SPEC §13) are sent on create, and on edit only those that changed: a new algorithm
  * makes a new secret or key pair, and saved headers go back only when retyped (ui/headers-editor.ts).
  */
-import { ApiError } from '../api.js';
-import { h } from '../dom.js';
-import { RATE_PER_SECOND_MAX, TOPICS, type SignatureAlgorithm, type SignatureScheme, type Webhook } from '../types.js';
+import { api, ApiError, discovery } from '../api.js';
+import { h, replace } from '../dom.js';
+import { RATE_PER_SECOND_MAX, type Collection, type Page, type SignatureAlgorithm, type SignatureScheme, type Webhook } from '../types.js';
 import { dropDraft, isResuming, keepDraft, restoreDraft } from './drafts.js';
 import { applyFieldErrors, bannerSlot, errorBanner } from './feedback.js';
 import { busy, field, select, textInput } from './form.js';
 import { headersEditor } from './headers-editor.js';
+import { caretEcho } from './filter-caret.js';
+import { localDevHint } from './local-dev-hint.js';
 
 export interface WebhookInput {
   name: string;
@@ -20,6 +22,8 @@ export interface WebhookInput {
   enabled: boolean;
   collections: string[] | null;
   changedFields: string[] | null;
+  /** SPEC §9: a query (docs/queries.md) over the record; null: none. */
+  filter: string | null;
   ordering: 'none' | 'record';
   signatureScheme?: SignatureScheme;
   signatureAlgorithm?: SignatureAlgorithm;
@@ -57,6 +61,7 @@ export function webhookForm(opts: Options): HTMLFormElement {
   const topics = textInput({ required: true, testid: 'webhook-topics', value: init ? init.topics.join(', ') : 'record.created, record.updated', placeholder: 'record.created, record.updated' });
   const collections = textInput({ testid: 'webhook-collections', value: init?.collections?.join(', ') ?? '', placeholder: 'all collections' });
   const changedFields = textInput({ testid: 'webhook-changed-fields', value: init?.changedFields?.join(', ') ?? '', placeholder: 'any change' });
+  const filter = textInput({ class: 'mono', testid: 'webhook-filter', value: init?.filter ?? '', placeholder: "status = 'open' && priority >= 3" });
   const ordering = select(
     [{ value: 'none', label: 'None — deliveries may overtake each other' }, { value: 'record', label: 'Per record — one at a time, oldest version first' }],
     { id: 'webhook-ordering', 'data-path': '/ordering', testid: 'webhook-ordering', value: init?.ordering ?? 'none' },
@@ -67,9 +72,13 @@ export function webhookForm(opts: Options): HTMLFormElement {
     banner,
     field({ label: 'Name', id: 'webhook-name', path: '/name' }, name),
     field({ label: 'URL', id: 'webhook-url', path: '/url', hint: 'A public https:// address. Private, loopback and other non-public destinations are refused.' }, url),
-    field({ label: 'Topics', id: 'webhook-topics', path: '/topics', hint: `Comma-separated. Available: ${TOPICS.join(', ')}.` }, topics),
-    field({ label: 'Collections', id: 'webhook-collections', path: '/collections', hint: 'Comma-separated; only record events of these collections. Empty: all.' }, collections),
+    field({ label: 'Topics', id: 'webhook-topics', path: '/topics', hint: 'Comma-separated, or check them above.' }, topics),
+    field({ label: 'Collections', id: 'webhook-collections', path: '/collections', hint: 'Comma-separated, or check them above; only record events of these collections. Empty: all.' }, collections),
     field({ label: 'Changed fields', id: 'webhook-changed-fields', path: '/changedFields', hint: 'Comma-separated; a record.updated only when one of these fields changed. Empty: any change.' }, changedFields),
+    field({
+      label: 'Filter', id: 'webhook-filter', path: '/filter',
+      hint: 'Only record events whose record matches, in the records browser’s query language; needs Collections (it is checked against their fields). An update matches if the record before or after it does. Empty: no filter.',
+    }, filter),
     field({ label: 'Ordering', id: 'webhook-ordering', path: '/ordering' }, ordering),
     receiver.element,
     h('div', { class: 'check' }, enabled, h('label', { for: 'webhook-enabled' }, 'Enabled'),
@@ -80,6 +89,8 @@ export function webhookForm(opts: Options): HTMLFormElement {
   restoreDraft(form, opts.draftKey);
   receiver.sync();
   keepDraft(form, opts.draftKey);
+  topics.after(choices(topics, 'Pick topics', serverTopics));
+  collections.after(choices(collections, 'Pick collections', collectionNames));
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -92,6 +103,7 @@ export function webhookForm(opts: Options): HTMLFormElement {
       enabled: enabled.checked,
       collections: parseListOrNull(collections.value),
       changedFields: parseListOrNull(changedFields.value),
+      filter: filter.value.trim() || null,
       ordering: ordering.value === 'record' ? 'record' : 'none',
       ...receiver.input(),
     };
@@ -103,6 +115,10 @@ export function webhookForm(opts: Options): HTMLFormElement {
       const implied = err instanceof ApiError && err.code === 'conflict' && input.signatureScheme !== undefined
         ? [{ path: '/signatureScheme', message: err.problem.detail }] : [];
       banner.show(errorBanner(err, applyFieldErrors(form, err, implied)));
+      const fault = err instanceof ApiError ? err.problem.errors?.find((e) => e.path === '/filter' && typeof e.position === 'number') : undefined;
+      if (fault) filter.closest('.field')?.append(caretEcho(input.filter ?? '', fault.position!));
+      const hint = localDevHint(err, input.url);
+      if (hint) url.closest('.field')?.append(hint);
     }
   });
   return form;
@@ -161,4 +177,50 @@ function receiverFields(init: Webhook | undefined) {
     return out;
   };
   return { element, sync, input };
+}
+
+/**
+ * The seed's form takes topics as a comma-separated list, and so does this one; below the text, the server's own lists
+ * (the topics of /api/v1/capabilities, the collections that exist) are boxes that add or remove a name there, and
+ * follow what is typed. A name the lists lack (a deleted collection) stays in the text and is the server's to judge.
+ */
+function choices(input: HTMLInputElement, label: string, load: () => Promise<string[]>): HTMLElement {
+  const group = h('div', { class: 'choice-list', role: 'group', 'aria-label': label, testid: `${input.getAttribute('data-testid') ?? ''}-choices` },
+    h('span', { class: 'muted small' }, 'Loading…'));
+  let boxes: HTMLInputElement[] = [];
+  const sync = () => {
+    const chosen = new Set(parseTopics(input.value));
+    for (const b of boxes) b.checked = chosen.has(b.value);
+  };
+  const toggle = (box: HTMLInputElement) => {
+    const list = parseTopics(input.value).filter((n) => n !== box.value);
+    input.value = (box.checked ? [...list, box.value] : list).join(', ');
+    // As if typed: the draft keeps it, and the boxes stay in step.
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  };
+  input.addEventListener('input', sync);
+  load().then((names) => {
+    // Not in drafts: the boxes are drawn from the text, which is.
+    boxes = names.map((n) => h('input', { type: 'checkbox', id: `${input.id}-${n.replace(/[^a-z0-9_]/gi, '-')}`, value: n, testid: `${input.id}-choice-${n}`, 'data-no-draft': true }));
+    for (const b of boxes) b.addEventListener('change', () => toggle(b));
+    replace(group, boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id, class: 'mono' }, b.value))));
+    sync();
+  }, (err: unknown) => {
+    replace(group, h('span', { class: 'muted small' }, `No list to pick from (${err instanceof Error ? err.message : String(err)}): type the names.`));
+  });
+  return group;
+}
+
+const serverTopics = async (): Promise<string[]> => (await discovery<{ topics: string[] }>('/capabilities')).topics;
+
+/** Every collection's name, page by page (500 a page: the list's maximum). */
+async function collectionNames(): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Page<Collection> = await api.get<Page<Collection>>('/collections', { limit: 500, cursor });
+    names.push(...page.items.map((c) => c.name));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return names;
 }
