@@ -2,12 +2,11 @@
  * The record editor (issue 24 item 1) in a real browser against a real server: the first record of an empty
  * collection, an input fitted to every field type, the server's validation errors at their fields, edits that send
  * only what changed with If-Match, a version conflict (412) with reload and overwrite, and deletion behind a dialog.
- * Records are written through the admin session: the admin API's record routes (POST/PATCH/DELETE beside
- * GET /admin/v1/collections/{name}/records). Until the server has them (they are proposed, not yet added), every
- * step that writes is skipped, named as such; what only reads still runs.
+ * Records are read and written through the admin session (GET, POST, PATCH and DELETE under
+ * /admin/v1/collections/{name}/records).
  */
 import type { Request } from 'playwright-core';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasChromium, useUi } from './harness.js';
 import { expectClean, provoked } from './ui-checks.js';
 
@@ -30,16 +29,9 @@ describe.skipIf(!hasChromium)('admin UI: the record editor (issue 24 item 1)', (
     expect(res.status).toBe(200);
   };
   const field = (name: string) => ui.byTestId(`record-field-${name}`);
-  /** Skips the rest of a test when the admin API documents no record writes (the editor's routes are not there yet). */
-  const needsWrites = async (t: TestContext) => {
-    const doc = await ui.admin('GET', '/admin/v1/openapi.json');
-    const item = doc.json?.paths?.['/admin/v1/collections/{name}/records/{id}'];
-    const ready = Boolean(doc.json?.paths?.['/admin/v1/collections/{name}/records']?.post && item?.patch && item?.delete);
-    t.skip(!ready, 'the admin API has no record writes yet: POST /admin/v1/collections/{name}/records, PATCH and DELETE …/records/{id}');
-  };
   const writes = (method: string) => (r: Request) => r.method() === method && r.url().includes('/admin/v1/collections/');
 
-  it('offers the first record of an empty collection and creates it with an input for every field type', async (t) => {
+  it('offers the first record of an empty collection and creates it with an input for every field type', async () => {
     await ui.collection('re_types', [
       { name: 'title', type: 'text', required: true }, { name: 'notes', type: 'text' }, { name: 'count', type: 'integer' },
       { name: 'score', type: 'number' }, { name: 'done', type: 'boolean' }, { name: 'active', type: 'boolean', required: true },
@@ -69,7 +61,6 @@ describe.skipIf(!hasChromium)('admin UI: the record editor (issue 24 item 1)', (
     await field('meta').fill('{"tags": ["a", "b"]}');
     await ui.screenshots('record-new');
     await expectClean(ui);
-    await needsWrites(t);
     await ui.byTestId('record-submit').click();
     await expect.poll(() => ui.byTestId('record-notice').textContent()).toBe('Record created (version 1).');
     const id = decodeURIComponent(ui.page.url().split('/records/')[1] ?? '');
@@ -87,7 +78,7 @@ describe.skipIf(!hasChromium)('admin UI: the record editor (issue 24 item 1)', (
     expect(ui.problems).toEqual([]);
   });
 
-  it("shows the browser's and the server's validation errors at their fields", async (t) => {
+  it("shows the browser's and the server's validation errors at their fields", async () => {
     await ui.collection('re_checks', [{ name: 'rank', type: 'integer', required: true }, { name: 'size', type: 'integer' }, { name: 'meta', type: 'json' }]);
     await ui.goto('#/collections/re_checks/records/new');
     await ui.byTestId('record-form').waitFor();
@@ -100,7 +91,6 @@ describe.skipIf(!hasChromium)('admin UI: the record editor (issue 24 item 1)', (
     await ui.byTestId('record-submit').click();
     await expect.poll(() => ui.byTestId('error-data-meta').textContent()).toMatch(/^is not valid JSON/);
     expect(sent).toBe(0);
-    await needsWrites(t);
 
     // The server's answer: /data/rank is required, /data/size must be an integer.
     await field('meta').fill('{"open": true}');
@@ -117,8 +107,7 @@ describe.skipIf(!hasChromium)('admin UI: the record editor (issue 24 item 1)', (
     expect(ui.problems).toEqual([]);
   });
 
-  it('edits a record from its row, sending only the changed fields with If-Match', async (t) => {
-    await needsWrites(t);
+  it('edits a record from its row, sending only the changed fields with If-Match', async () => {
     await ui.collection('re_edit', [{ name: 'title', type: 'text', required: true }, { name: 'notes', type: 'text' }, { name: 'count', type: 'integer' }]);
     const r = await record('re_edit', { title: 'Old', notes: 'drop me', count: 1 });
     await ui.goto('#/collections/re_edit');
@@ -141,8 +130,7 @@ describe.skipIf(!hasChromium)('admin UI: the record editor (issue 24 item 1)', (
     expect(ui.problems).toEqual([]);
   });
 
-  it('shows a version conflict plainly: overwrite keeps the other change where untouched, reload takes theirs', async (t) => {
-    await needsWrites(t);
+  it('shows a version conflict plainly: overwrite keeps the other change where untouched, reload takes theirs', async () => {
     await ui.collection('re_race', [{ name: 'title', type: 'text' }, { name: 'count', type: 'integer' }]);
     const r = await record('re_race', { title: 'A', count: 1 });
     await ui.goto(`#/collections/re_race/records/${r.id}`);
@@ -174,8 +162,7 @@ describe.skipIf(!hasChromium)('admin UI: the record editor (issue 24 item 1)', (
     expect(ui.problems).toEqual([]);
   });
 
-  it('deletes through a confirmation dialog, and a delete that lost a race says so', async (t) => {
-    await needsWrites(t);
+  it('deletes through a confirmation dialog, and a delete that lost a race says so', async () => {
     await ui.collection('re_delete', [{ name: 'title', type: 'text' }]);
     const r = await record('re_delete', { title: 'Doomed' });
     await ui.goto(`#/collections/re_delete/records/${r.id}`);
@@ -191,6 +178,11 @@ describe.skipIf(!hasChromium)('admin UI: the record editor (issue 24 item 1)', (
     await expect.poll(() => ui.byTestId('records-notice').textContent()).toBe(`Record ${r.id} deleted.`);
     expect(ui.page.url()).toMatch(/#\/collections\/re_delete$/);
     expect((await stored('re_delete', r.id)).status).toBe(404);
+    // Its old address says it is gone, and offers no delete.
+    await ui.goto(`#/collections/re_delete/records/${r.id}`);
+    await expect.poll(() => ui.byTestId('record-missing').textContent()).toContain(`No record ${r.id} in re_delete`);
+    expect(await ui.byTestId('delete-record').count()).toBe(0);
+    expect(provoked(ui, 404)).toBe(1);
 
     const raced = await record('re_delete', { title: 'Raced' });
     await ui.goto(`#/collections/re_delete/records/${raced.id}`);

@@ -12,7 +12,7 @@ import { applyFieldErrors, bannerSlot, clearFieldErrors, errorBanner, notice } f
 import { busy, button } from '../ui/form.js';
 import { conflictPanel } from '../ui/record-conflict.js';
 import { fieldInput, type FieldInput } from '../ui/record-fields.js';
-import type { Collection, Page, RecordItem } from '../types.js';
+import type { Collection, RecordItem } from '../types.js';
 import { card, loading, pageHeader } from './common.js';
 import { leaveRecordsNote } from './records-browser.js';
 
@@ -25,14 +25,15 @@ let flash: { id: string; text: string } | null = null;
 const recordsPath = (name: string): string => `/collections/${seg(name)}/records`;
 const ifMatch = (version: number) => ({ 'If-Match': `"${version}"` });
 
-/**
- * The record as it is now, through the admin list the records browser reads (filtered to its id), or null when
- * it no longer exists.
- */
+/** The record as it is now (`GET /admin/v1/collections/{name}/records/{id}`), or null when it does not exist. */
 export async function readRecord(collection: string, id: string): Promise<RecordItem | null> {
   if (!RECORD_ID.test(id)) return null;
-  const page = await api.get<Page<RecordItem>>(recordsPath(collection), { filter: `id = '${id}'`, limit: 1 });
-  return page.items[0] ?? null;
+  try {
+    return await api.get<RecordItem>(`${recordsPath(collection)}/${seg(id)}`);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'not_found') return null;
+    throw err;
+  }
 }
 
 export function recordPage(ctx: PageContext): HTMLElement {
