@@ -16,11 +16,11 @@ export function setupPage(opts: SetupOptions): HTMLElement {
     banner.show(errorBanner(new Error('This setup link has no token. Use the full link printed in the server log.')));
   }
   const email = h('input', { type: 'email', autocomplete: 'username', required: true, testid: 'setup-email' });
-  const password = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: '8', testid: 'setup-password' });
+  const password = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: '12', testid: 'setup-password' });
   const confirm = h('input', { type: 'password', autocomplete: 'new-password', required: true, testid: 'setup-password-confirm' });
   const form = h('form', { class: 'stack', id: 'setup-form', testid: 'setup-form', novalidate: true },
     field({ label: 'Email', id: 'setup-email', path: '/email' }, email),
-    field({ label: 'Password', id: 'setup-password', path: '/password', hint: 'At least 8 characters.' }, password),
+    field({ label: 'Password', id: 'setup-password', path: '/password', hint: 'At least 12 characters.' }, password),
     field({ label: 'Repeat password', id: 'setup-password-confirm' }, confirm),
     h('button', { type: 'submit', class: 'btn btn-primary btn-block', testid: 'setup-submit' }, 'Create administrator'));
   confirm.addEventListener('input', () => confirm.setCustomValidity(''));
