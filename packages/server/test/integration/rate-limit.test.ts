@@ -59,28 +59,28 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
     rig = null;
   });
 
-  it('a claim takes at most the allowance left (half the rate by mid-second, all of it by the end); the rest stay pending, uncounted', async () => {
+  it('a claim takes at most the allowance left (a quarter of the rate each quarter-second); the rest stay pending, uncounted', async () => {
     t = await createTestContext(dialect);
     const { db, caps } = t.ctx.database;
     await seedTarget(db, 'wh_a');
     await seedEvent(db);
     const T = 1_700_000_000_000; // a second's start
-    await limit(db, 'wh_a', 3);
+    await limit(db, 'wh_a', 3); // shares of ceil(3 × k / 4): 1, 1, 1, 0
     await seedDueJobs(db, 'wh_a', 10, T);
 
     const take = (at: number, n = 10) => claimWithRates(db, caps, { now: at, leaseMs: LEASE_MS, targets: [{ webhookId: 'wh_a', limit: n, limited: true }] });
-    const [first] = await take(T + 250);
-    expect(first!.jobs).toHaveLength(2);
-    expect(first!.spentUntil).toBe(T + 500);
-    // The same half-second again: nothing, and the worker is told when to come back.
-    expect((await take(T + 499))[0]).toEqual({ jobs: [], spentUntil: T + 500 });
+    const [first] = await take(T + 10);
+    expect(first!.jobs).toHaveLength(1);
+    expect(first!.spentUntil).toBe(T + 250);
+    // The same quarter again: nothing, and the worker is told when to come back.
+    expect((await take(T + 249))[0]).toEqual({ jobs: [], spentUntil: T + 250 });
     // A claim that does not go through the bucket (a worker that has not seen the limit yet) takes nothing either.
-    const [unlimited] = await claimWithRates(db, caps, { now: T + 250, leaseMs: LEASE_MS, targets: [{ webhookId: 'wh_a', limit: 10 }] });
+    const [unlimited] = await claimWithRates(db, caps, { now: T + 10, leaseMs: LEASE_MS, targets: [{ webhookId: 'wh_a', limit: 10 }] });
     expect(unlimited!.jobs).toEqual([]);
-    const [second] = await take(T + 500);
-    expect(second!.jobs).toHaveLength(1);
-    expect(second!.spentUntil).toBe(T + 1000);
-    expect((await take(T + 999))[0]).toEqual({ jobs: [], spentUntil: T + 1000 });
+    expect((await take(T + 250))[0]).toMatchObject({ jobs: [expect.anything()], spentUntil: T + 500 });
+    // The third job uses up the second: nothing more before the next one.
+    expect((await take(T + 500))[0]).toMatchObject({ jobs: [expect.anything()], spentUntil: T + 1000 });
+    expect((await take(T + 750))[0]).toEqual({ jobs: [], spentUntil: T + 1000 });
 
     const jobs = await db.selectFrom('delivery_jobs').select(['state', 'attempt_count']).where('webhook_id', '=', 'wh_a').execute();
     expect(jobs.filter((j) => j.state === 'pending')).toHaveLength(7);
@@ -90,9 +90,14 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
     expect([Number(bucket.rate_window), bucket.rate_used]).toEqual([T / 1000, 3]);
 
     // The next seconds: three more each. Then the backlog runs short: the unused allowance is not counted, nor spent.
-    expect((await take(T + 1000))[0]!.jobs.length + (await take(T + 1500))[0]!.jobs.length).toBe(3);
-    expect((await take(T + 2000))[0]!.jobs.length + (await take(T + 2500))[0]!.jobs.length).toBe(3);
-    await limit(db, 'wh_a', 5);
+    const second = async (start: number) => {
+      let n = 0;
+      for (const q of [0, 250, 500, 750]) n += (await take(start + q))[0]!.jobs.length;
+      return n;
+    };
+    expect(await second(T + 1000)).toBe(3);
+    expect(await second(T + 2000)).toBe(3);
+    await limit(db, 'wh_a', 8);
     const [last] = await take(T + 3000);
     expect(last).toMatchObject({ jobs: [expect.anything()], spentUntil: null });
     const after = await db.selectFrom('webhooks').select(['rate_window', 'rate_used']).where('id', '=', 'wh_a').executeTakeFirstOrThrow();
@@ -103,8 +108,8 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
     t = await createTestContext(dialect);
     const { db, caps } = t.ctx.database;
     await seedTarget(db, 'wh_a');
-    await limit(db, 'wh_a', 5);
-    const now = 1_700_000_000_000 + 100; // the first half-second: ceil(5 / 2) = 3 may start
+    await limit(db, 'wh_a', 12);
+    const now = 1_700_000_000_000 + 100; // the first quarter-second: 12 / 4 = 3 may start
     await seedDueJobs(db, 'wh_a', 100, now);
     const claims = await Promise.all(
       Array.from({ length: 6 }, () => claimWithRates(db, caps, { now, leaseMs: LEASE_MS, targets: [{ webhookId: 'wh_a', limit: 5, limited: true }] })),
@@ -113,11 +118,11 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
     expect(new Set(claims.flatMap(([c]) => c!.jobs.map((j) => j.id))).size).toBe(3);
   });
 
-  it('the worker: jobs beyond the limit wait pending with no attempt, through wake-ups, until the clock reaches the next half-second', async () => {
+  it('the worker: jobs beyond the limit wait pending with no attempt, through wake-ups, until the clock reaches the next quarter-second', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 100));
     rig = await createDeliveryRig(dialect, {}, { clock });
     const target = await rig.target(['record.deleted']);
-    await limit(rig.ctx.database.db, target.id, 4);
+    await limit(rig.ctx.database.db, target.id, 8);
     await seedDueJobs(rig.ctx.database.db, target.id, 8, clock.now());
     const delivered = async (n: number) => {
       await rig!.worker.claimNow();
@@ -131,11 +136,11 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
     const jobs = await rig.ctx.database.db.selectFrom('delivery_jobs').select(['state', 'attempt_count']).where('webhook_id', '=', target.id).execute();
     expect(jobs.filter((j) => j.state === 'pending' && j.attempt_count === 0)).toHaveLength(6);
     expect(await allAttempts(rig.ctx.database.db)).toHaveLength(2);
-    clock.advance(399);
+    clock.advance(149);
     await delivered(2);
     clock.advance(1);
     await delivered(4);
-    clock.advance(500);
+    clock.advance(250);
     await delivered(6);
   });
 
@@ -148,7 +153,7 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
   // A limited target with a huge backlog must not turn into a claim storm: once its allowance is spent the worker
   // leaves it out of claims until it is renewed, however often it is woken. Here it is woken every 50 ms by the poll
   // (SVC_WEBHOOK_POLL_MS in the rig) and by every record written for the other target.
-  it('no claim storm: 20,000 due jobs of a limited target cost about two claims a second, and another target still delivers at once', async () => {
+  it('no claim storm: 20,000 due jobs of a limited target cost about four claims a second, and another target still delivers at once', async () => {
     rig = await createDeliveryRig(dialect, {}, { startWorker: false });
     const limited = await rig.target(['record.deleted'], `${rig.receiver.url}/limited`);
     await rig.target(['record.created'], `${rig.receiver.url}/free`);
@@ -186,11 +191,11 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
     const delivered = rig.receiver.requests.filter((r) => r.path === '/limited').length;
     console.log(`[rate-limit storm ${dialect}] ${seconds.toFixed(1)} s: ${wakeUps} wake-ups (reads of the targets), ${claims.length} claim statements in all; ` +
       `for the limited target ${bucketReads} bucket reads, ${limitedClaims} claim statements, ${delivered} deliveries`);
-    // One claim a half-second (a timer), none at the wake-ups between; one more for the start.
-    const halfSeconds = Math.ceil(seconds * 2);
-    expect(bucketReads).toBeLessThanOrEqual(halfSeconds + 2);
-    expect(limitedClaims).toBeLessThanOrEqual(halfSeconds + 2);
-    expect(wakeUps).toBeGreaterThan(4 * bucketReads);
+    // One claim a quarter-second (a timer), none at the wake-ups between; one more for the start.
+    const quarters = Math.ceil(seconds * 4);
+    expect(bucketReads).toBeLessThanOrEqual(quarters + 2);
+    expect(limitedClaims).toBeLessThanOrEqual(quarters + 2);
+    expect(wakeUps).toBeGreaterThan(2 * bucketReads);
     expect(delivered).toBeLessThanOrEqual(PER_SECOND * (Math.ceil(seconds) + 1));
     expect(delivered).toBeGreaterThanOrEqual(PER_SECOND * Math.floor(seconds - 1));
   }, 60_000);

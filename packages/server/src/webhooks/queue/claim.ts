@@ -125,17 +125,18 @@ async function claimRows(
 
 /**
  * Each second's allowance is given in this many equal slices, and a slice's share not taken in it is lost: at most
- * ceil(perSecond / 2) start in the first half of a second, the rest of perSecond in the second half. Fixed one-second
+ * ceil(perSecond / 4) start in a second's first quarter, ceil(perSecond / 2) by its half, and so on. Fixed one-second
  * windows alone keep any 10 s window to at most 11 of them (the SPEC's perSecond × 10 × 1.1) only if every job
  * reaches its receiver within the second it was counted in: with a backlog a second's jobs go out in one burst at its
  * start, and a closed 10 s window from one burst to the burst ten seconds later held exactly 220 of the 220 allowed at
- * 20/s, and 223-224 once the machine was loaded (a claim's jobs reaching the receiver up to ~200 ms later than the
- * next one's). In half-second slices such a window holds 21 half-bursts (10.5 × perSecond, 210 at 20/s), whatever
- * the backlog did before (a share carried over would let a backlog that appears mid-second take a whole second's
- * worth at once: 220 again), and the other half-second of the SPEC's margin absorbs that delay. The cost: up to two
- * claims a second per process for a target whose backlog waits, instead of one.
+ * 20/s, and 223-224 once the machine was loaded (a claim's jobs reaching the receiver later than the next one's). Any
+ * 10 s window spans at most 41 quarter-seconds: 10.25 × perSecond (205 at 20/s), whatever the backlog did before (a
+ * share carried over would let a backlog that appears mid-second take a whole second's worth at once: 220 again).
+ * The rest of the SPEC's margin absorbs those delays: in half-seconds (10.5 ×) the busiest window measured 210-220 at
+ * a load average of 10-13 on two cores, at the bound. The cost: up to four claims a second per process (one
+ * transaction for all its limited targets whose slice ended) while a backlog waits, instead of one.
  */
-export const RATE_SLICES = 2;
+export const RATE_SLICES = 4;
 
 /** What a limited target may still take at `now`, from its bucket as stored (migration 015: `rate_window`, `rate_used`). */
 export interface Allowance {

@@ -34,11 +34,11 @@ export const isLimited = (target: TargetRow): boolean => target.ratePerSecond !=
  * probe idle ones).
  *
  * A rate-limited target is claimed apart from the others' rules: only what can start at once (its free slots, and
- * not above its rate), so the second its bucket counted a job in is the second the job starts; and once its
- * allowance is spent (claim.ts rateAllowance: half of its rate in each half-second), not before more is allowed
- * (`spent`), however often the worker wakes. That is what keeps a limited target with 100,000 jobs due from costing
- * a claim per wake-up: about two claims a second per process while it waits, one a half-second, plus one per half of
- * its slots freed while its allowance lasts.
+ * not above its rate), so the slice of a second its bucket counted a job in is the one the job starts in; and once
+ * its allowance is spent (claim.ts rateAllowance: a quarter of its rate each quarter-second), not before more is
+ * allowed (`spent`), however often the worker wakes. That keeps a limited target with 100,000 jobs due from costing a
+ * claim per wake-up: about four claims a second per process while it waits, one a quarter-second, plus one per half
+ * of its slots freed while its allowance lasts.
  */
 export class Scheduler {
   private readonly targets = new Map<string, TargetRow>();
