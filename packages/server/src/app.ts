@@ -19,6 +19,7 @@ import { MAX_PARAM_LENGTH, clientErrorHandler, errorHandler, frameworkErrorHandl
 import { requestIdFor } from './http/request-id.js';
 import { installResponseCheck } from './http/response-check.js';
 import { securityHeaders } from './http/security-headers.js';
+import { adminAdminRoutes } from './http/routes/admin-admins.js';
 import { adminCollectionRoutes } from './http/routes/admin-collections.js';
 import { adminDeliveryRoutes } from './http/routes/admin-deliveries.js';
 import { adminSessionRoutes } from './http/routes/admin-session.js';
@@ -237,6 +238,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuthHook(ctx));
     await admin.register(adminSessionRoutes(ctx, (idHash) => feed.fanout.recheckOwner(sessionOwner(idHash))));
+    await admin.register(adminAdminRoutes(ctx, (idHash) => feed.fanout.recheckOwner(sessionOwner(idHash))));
     await admin.register(adminCollectionRoutes(ctx, outbox));
     await admin.register(adminTokenRoutes(ctx, (id) => feed.fanout.recheckOwner(tokenOwner(id))));
     await admin.register(adminWebhookRoutes(ctx, outbox));

@@ -50,3 +50,9 @@ export async function deleteExpiredSessions(db: Kysely<Tables>, now: number, idl
     .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
+
+/** Ends every session of an admin but `keepIdHash` (a password change keeps the session that made it); returns their hashes. */
+export async function deleteOtherSessions(db: Kysely<Tables>, adminId: string, keepIdHash: string): Promise<string[]> {
+  const rows = await db.deleteFrom('sessions').where('admin_id', '=', adminId).where('id_hash', '<>', keepIdHash).returning('id_hash').execute();
+  return rows.map((r) => r.id_hash);
+}

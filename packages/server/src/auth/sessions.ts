@@ -1,10 +1,10 @@
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.js';
-import { findAdminByEmail, type Admin } from './admins-store.js';
+import { findAdmin, findAdminByEmail, markLogin, setPasswordHash, type Admin } from './admins-store.js';
 import { forgetLoginAttempt, loginFailures, recordLoginAttempt } from './login-limit-store.js';
-import { verifyPassword } from './passwords.js';
-import { deleteSession, findSession, insertSession, touchSession } from './sessions-store.js';
+import { checkPassword, hashPassword, verifyPassword } from './passwords.js';
+import { deleteOtherSessions, deleteSession, findSession, insertSession, touchSession } from './sessions-store.js';
 
 export interface ActiveSession {
   idHash: string;
@@ -25,13 +25,16 @@ function expiry(ctx: Context, createdAt: number, lastSeenAt: number): number {
   return Math.min(lastSeenAt + sessionIdleMinutes * 60_000, createdAt + sessionMaxHours * 3_600_000);
 }
 
-export async function login(ctx: Context, email: string, password: string, clientAddress: string): Promise<ActiveSession & { token: string }> {
+/**
+ * Runs `judge` (a password check that throws when it fails) as one login attempt of `email` from `clientAddress`:
+ * counted before the password is checked — the attempt is committed first, then every attempt committed so far is
+ * counted, this one included. Of N parallel guesses, the k-th to be judged has seen at least k rows, so at most
+ * loginMaxFailures are ever judged within the window, across processes too. A judged failure stays counted.
+ */
+async function judgedAttempt<T>(ctx: Context, email: string, clientAddress: string, judge: () => Promise<T>): Promise<T> {
   const { db } = ctx.database;
   const now = ctx.clock.now();
   const keys = [`email:${email.trim().toLowerCase()}`, `ip:${clientAddress}`];
-  // Counted before the password is checked: the attempt is committed first, then every attempt committed so
-  // far is counted, this one included. Of N parallel guesses, the k-th to be judged has seen at least k rows,
-  // so at most loginMaxFailures are ever judged within the window, across processes too.
   const attempt = await recordLoginAttempt(db, keys, now);
   const recent = await loginFailures(db, keys, now - LOGIN_WINDOW_MS);
   if (recent.count > ctx.config.loginMaxFailures) {
@@ -40,15 +43,46 @@ export async function login(ctx: Context, email: string, password: string, clien
     const retryAfter = Math.max(1, Math.ceil(((recent.oldest ?? now) + LOGIN_WINDOW_MS - now) / 1000));
     throw new AppError('rate_limited', 'Too many failed logins; try again later.', { headers: { 'retry-after': String(retryAfter) } });
   }
-  const admin = await findAdminByEmail(db, email);
-  const ok = await verifyPassword(admin?.passwordHash ?? null, password);
-  if (!admin || !ok) throw new AppError('unauthorized', 'Email or password is wrong.');
+  const result = await judge();
   await forgetLoginAttempt(db, attempt);
+  return result;
+}
+
+export async function login(ctx: Context, email: string, password: string, clientAddress: string): Promise<ActiveSession & { token: string }> {
+  const { db } = ctx.database;
+  const admin = await judgedAttempt(ctx, email, clientAddress, async () => {
+    const found = await findAdminByEmail(db, email);
+    const ok = await verifyPassword(found?.passwordHash ?? null, password);
+    if (!found || !ok) throw new AppError('unauthorized', 'Email or password is wrong.');
+    return found;
+  });
+  const now = ctx.clock.now();
   const token = randomToken();
   const idHash = sha256Hex(token);
   const expiresAt = now + ctx.config.sessionMaxHours * 3_600_000;
   await insertSession(db, { idHash, adminId: admin.id, now, expiresAt });
+  await markLogin(db, admin.id, now);
   return { token, idHash, admin: { id: admin.id, email: admin.email }, csrfToken: csrfFor(ctx, token), expiresAt: expiry(ctx, now, now) };
+}
+
+/**
+ * `POST /admin/v1/session/password` (SPEC §17): the current password is judged as a login of this admin is (a wrong
+ * one is `unauthorized` and counts against SVC_LOGIN_MAX_FAILURES), then the new one replaces it and every other
+ * session of the admin ends. Returns the ended sessions' hashes, to end their event streams.
+ */
+export async function changePassword(ctx: Context, session: ActiveSession, currentPassword: string, newPassword: string, clientAddress: string): Promise<string[]> {
+  checkPassword(newPassword, '/newPassword');
+  const { db } = ctx.database;
+  await judgedAttempt(ctx, session.admin.email, clientAddress, async () => {
+    const admin = await findAdmin(db, session.admin.id);
+    if (!(await verifyPassword(admin?.passwordHash ?? null, currentPassword))) throw new AppError('unauthorized', 'The current password is wrong.');
+  });
+  // Hashed before the transaction: no transaction waits on argon2.
+  const passwordHash = await hashPassword(newPassword);
+  return db.transaction().execute(async (trx) => {
+    await setPasswordHash(trx, session.admin.id, passwordHash);
+    return deleteOtherSessions(trx, session.admin.id, session.idHash);
+  });
 }
 
 /**

@@ -5,18 +5,10 @@ import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { countAdmins, insertAdmin, normalizeEmail, type Admin } from './admins-store.js';
-import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
+import { checkPassword, hashPassword } from './passwords.js';
 import { consumeSetupToken, replaceSetupToken } from './setup-store.js';
 
 const SETUP_TOKEN_TTL_MS = 3_600_000;
-
-function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError('validation_failed', `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`, {
-      errors: [{ path: '/password', message: `at least ${MIN_PASSWORD_LENGTH} characters` }],
-    });
-  }
-}
 
 async function insertNewAdmin(ctx: Context, db: Kysely<Tables>, email: string, passwordHash: string): Promise<Admin> {
   const now = ctx.clock.now();

@@ -15,6 +15,7 @@ import * as m012 from './migrations/012_event_json_prefix.js';
 import * as m013 from './migrations/013_case_mapping.js';
 import * as m014 from './migrations/014_event_retention_index.js';
 import * as m015 from './migrations/015_receivers.js';
+import * as m016 from './migrations/016_admin_api.js';
 import * as m017 from './migrations/017_broker_targets.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013_case_mapping': m013,
   '014_event_retention_index': m014,
   '015_receivers': m015,
+  '016_admin_api': m016,
   '017_broker_targets': m017,
 };
 

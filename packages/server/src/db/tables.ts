@@ -5,6 +5,8 @@ export interface AdminsTable {
   email: string;
   password_hash: string;
   created_at: number;
+  /** When the admin last logged in; null: never (migration 016). */
+  last_login_at: number | null;
 }
 
 export interface SessionsTable {

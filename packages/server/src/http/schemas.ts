@@ -166,6 +166,7 @@ export const DeliveryJob = Type.Object(
     attemptCount: Type.Integer(),
     nextAttemptAt: Type.Union([DateTime, Type.Null()]),
     lastError: Type.Union([JobError, Type.Null()]),
+    heldBy: Type.Union([Type.Literal('target_disabled'), Type.Null()], { description: '`target_disabled`: a pending job of a disabled target, waiting until it is enabled (its nextAttemptAt may be past); else null.' }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -236,10 +237,45 @@ export const ApiTokenList = listOf(ref(ApiToken), 'ApiTokenList');
 export const WebhookList = listOf(ref(Webhook), 'WebhookList');
 export const DeliveryJobList = listOf(ref(DeliveryJob), 'DeliveryJobList');
 
+/** An event with its delivery jobs, as the deliveries list shows them (SPEC §17). */
+export const EventDetail = Type.Object({ ...Event.properties, deliveries: Type.Array(ref(DeliveryJob)) }, { $id: 'EventDetail', ...strict });
+
+/** What a bulk retry did: jobs sent back to pending, and why each other one was left as it was. */
+export const DeliveryRetryResult = Type.Object(
+  {
+    retried: Type.Integer({ minimum: 0 }),
+    skipped: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          reason: Type.Union([Type.Literal('not_dead'), Type.Literal('not_found'), Type.Literal('target_deleted')], {
+            description: '`not_dead`: the job is pending, delivering or delivered; `not_found`: no such job; `target_deleted`: its target was deleted.',
+          }),
+        },
+        strict,
+      ),
+    ),
+  },
+  { $id: 'DeliveryRetryResult', ...strict },
+);
+
+/** An admin account as the admins list shows it: never its password. */
+export const AdminAccount = Type.Object(
+  {
+    id: Type.String({ pattern: '^adm_' }),
+    email: Type.String(),
+    createdAt: DateTime,
+    lastLoginAt: Type.Union([DateTime, Type.Null()], { description: 'The last successful login; null: never logged in.' }),
+  },
+  { $id: 'AdminAccount', ...strict },
+);
+export const AdminAccountList = listOf(ref(AdminAccount), 'AdminAccountList');
+
 /** Schemas with an $id, registered once at the root (for $ref everywhere) and listed in OpenAPI components. */
 export const SHARED_SCHEMAS = [
   Problem, Field, Collection, RecordSchema, RecordWritten, ApiToken, ApiTokenCreated, Webhook, WebhookWithSecret, Attempt, DeliveryJob, DeliveryJobDetail, Session, Capabilities,
   RecordList, CollectionList, ApiTokenList, WebhookList, DeliveryJobList, Event, EventList,
+  EventDetail, DeliveryRetryResult, AdminAccount, AdminAccountList,
 ];
 
 

@@ -168,12 +168,36 @@ export function inAllowList(ip: string, allow: CidrList): boolean {
   return addr !== null && allowed(addr, allow);
 }
 
-export function checkAddress(ip: string, allow: CidrList): { ok: true } | { ok: false; reason: string } {
+/** What is wrong with dialling this address (`a private address`), or null when nothing is. */
+function addressProblem(ip: string, allow: CidrList): string | null {
   const addr = parseStrict(ip);
-  if (addr === null) return { ok: false, reason: `"${ip}" is not an IP address` };
-  if (allowed(addr, allow)) return { ok: true };
-  const problem = problemOf(addr);
+  if (addr === null) return 'not an IP address';
+  return allowed(addr, allow) ? null : problemOf(addr);
+}
+
+export function checkAddress(ip: string, allow: CidrList): { ok: true } | { ok: false; reason: string } {
+  if (parseStrict(ip) === null) return { ok: false, reason: `"${ip}" is not an IP address` };
+  const problem = addressProblem(ip, allow);
   return problem === null ? { ok: true } : { ok: false, reason: `${ip} is ${problem}` };
+}
+
+/** The allow list in force as SVC_WEBHOOK_ALLOW_CIDRS would write it, for messages: `none` when empty. */
+export function allowListText(allow: CidrList): string {
+  return allow.length === 0 ? 'none' : allow.map(([network, bits]) => `${network.toString()}/${bits}`).join(',');
+}
+
+/**
+ * What an admin can do about a refused destination (issue 24 item 7): most refusals at save are a developer's local
+ * receiver, and the two ways to reach one are `svc listen` and the operator's allow list, named with its value now.
+ */
+export function refusalAdvice(allow: CidrList): string {
+  return (
+    `Not allowed by SVC_WEBHOOK_ALLOW_CIDRS (now: ${allowListText(allow)}). ` +
+    'To receive webhooks on your own machine, run "svc listen --forward-to <your local URL>": it forwards the event feed ' +
+    'there, signed like a delivery, with no webhook target. Or whoever runs svc adds the receiver\'s addresses to ' +
+    'SVC_WEBHOOK_ALLOW_CIDRS (for example 127.0.0.0/8,::1/128), for development only: deliveries may then reach those ' +
+    'private addresses. See docs/local-development.md.'
+  );
 }
 
 export function webhookUrlProblem(url: string): string | null {
@@ -231,9 +255,9 @@ export async function checkHost(host: string, opts: { resolver: Resolver; allow:
   }
   if (nameProblem !== null) unlessAllAllowed(nameProblem, addresses, opts.allow);
   for (const { address } of addresses) {
-    const verdict = checkAddress(address, opts.allow);
-    if (!verdict.ok) {
-      throw new DestinationError('destination_refused', family === 0 ? `${host} resolves to ${verdict.reason}` : verdict.reason);
+    const problem = addressProblem(address, opts.allow);
+    if (problem !== null) {
+      throw new DestinationError('destination_refused', family === 0 ? `${host} resolves to ${address}, ${problem}` : `${address} is ${problem}`);
     }
   }
   return addresses;

@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { randomBytes } from 'node:crypto';
 import { newId, TEST_RECORD_ID } from '../lib/ids.js';
-import { checkDestination, DestinationError, offlineDestinationProblem, webhookUrlProblem } from './destination-guard.js';
+import { checkDestination, DestinationError, offlineDestinationProblem, refusalAdvice, webhookUrlProblem } from './destination-guard.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Outbox } from './outbox.js';
 import { hmacKey, isStandardSecret, newKeyPair, openPrivateKey, SECRET_PREFIX, type SigningKeys } from './signing.js';
@@ -28,17 +28,21 @@ const newSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString('bas
 async function checkUrl(ctx: Context, url: string, enabled: boolean): Promise<void> {
   const problem = webhookUrlProblem(url);
   if (problem) throw new AppError('validation_failed', 'The webhook URL is not acceptable.', { errors: [{ path: '/url', message: problem }] });
-  const refused = (message: string) =>
-    new AppError('destination_refused', `Deliveries to this URL would be refused: ${message}`, { errors: [{ path: '/url', message }] });
+  // The detail says what to do about it, naming the allow list in force; a name that does not resolve is not
+  // something the allow list can excuse, so it gets none of that advice.
+  const refused = (message: string, advice: boolean) =>
+    new AppError('destination_refused', `Deliveries to this URL would be refused: ${message}.${advice ? ` ${refusalAdvice(ctx.config.webhookAllowCidrs)}` : ''}`, {
+      errors: [{ path: '/url', message }],
+    });
   if (!enabled) {
     const reason = offlineDestinationProblem(url, ctx.config.webhookAllowCidrs);
-    if (reason !== null) throw refused(reason);
+    if (reason !== null) throw refused(reason, true);
     return;
   }
   try {
     await checkDestination(url, { resolver: ctx.resolver, allow: ctx.config.webhookAllowCidrs });
   } catch (err) {
-    if (err instanceof DestinationError) throw refused((err as Error).message);
+    if (err instanceof DestinationError) throw refused(err.message, err.code === 'destination_refused');
     throw err;
   }
 }

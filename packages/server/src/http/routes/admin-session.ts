@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { login, logout, type ActiveSession } from '../../auth/sessions.js';
+import { changePassword, login, logout, type ActiveSession } from '../../auth/sessions.js';
 import { completeSetup } from '../../auth/setup.js';
 import type { Context } from '../../context.js';
 import { iso } from '../../lib/clock.js';
@@ -14,6 +14,10 @@ const Credentials = Type.Object(
 );
 const SetupBody = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: 200 }), email: Credentials.properties.email, password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+const PasswordChange = Type.Object(
+  { currentPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: Type.String({ minLength: 1, maxLength: 1024, description: 'At least 12 characters.' }) },
   { additionalProperties: false },
 );
 const security = [{ adminSession: [], csrfToken: [] }];
@@ -57,6 +61,21 @@ export const adminSessionRoutes =
       await logout(ctx, request.auth.session!);
       await ended(request.auth.session!.idHash);
       setCookie(reply, '', 0);
+      return reply.code(204).send(null);
+    });
+
+    app.post('/admin/v1/session/password', {
+      schema: {
+        operationId: 'changePassword',
+        summary: 'Change this admin\'s password: a wrong current password counts as a failed login; every other session of this admin ends',
+        tags: ['session'],
+        security,
+        body: PasswordChange,
+        response: { 204: Type.Null(), ...errorResponses(401, 403, 422, 429) },
+      },
+    }, async (request, reply) => {
+      const session = request.auth.session!;
+      for (const idHash of await changePassword(ctx, session, request.body.currentPassword, request.body.newPassword, request.ip)) await ended(idHash);
       return reply.code(204).send(null);
     });
 

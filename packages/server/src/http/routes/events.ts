@@ -15,7 +15,10 @@ import { SESSION_COOKIE } from '../auth.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
 import { findCollection } from '../../records/collections-store.js';
 import { refuseBearer } from '../auth.js';
-import { EventList, TopicSchema, errorResponses, ref } from '../schemas.js';
+import { EventDetail, EventList, TopicSchema, errorResponses, ref } from '../schemas.js';
+import { idPattern } from '../../lib/ids.js';
+import { findFeedEventJson, listEventJobs } from '../../webhooks/queue/jobs-store.js';
+import { presentJob } from './admin-deliveries.js';
 
 export const EVENTS_MAX_LIMIT = 1000;
 export const EVENTS_MAX_WAIT_SECONDS = 30;
@@ -266,5 +269,22 @@ export const adminEventRoutes =
         // stream left open is not activity, and the session's idle expiry runs on (SPEC §12).
         recheck: async () => ((await resolveSession(ctx, cookie, { touch: false })) ? null : new AppError('unauthorized', 'The admin session has ended.')),
       });
+    });
+    app.get('/admin/v1/events/:id', {
+      schema: {
+        operationId: 'getAdminEvent',
+        summary: 'One event as the feed shows it, with its delivery jobs (oldest first)',
+        tags: ['events'],
+        security: [{ adminSession: [], csrfToken: [] }],
+        params: Type.Object({ id: Type.String({ pattern: idPattern('evt').source }) }),
+        response: { 200: ref(EventDetail), ...errorResponses(401, 403, 404) },
+      },
+    }, async (request, reply) => {
+      const { db, caps } = ctx.database;
+      const json = await findFeedEventJson(db, caps, request.params.id);
+      if (json === null) throw new AppError('not_found', 'No such event in the feed.');
+      const deliveries = (await listEventJobs(db, request.params.id)).map(presentJob);
+      // The event's own JSON as the feed sends it (its payload byte for byte, never parsed again), its jobs after it.
+      return reply.type('application/json; charset=utf-8').send(`${json.slice(0, -1)},"deliveries":${JSON.stringify(deliveries)}}` as never);
     });
   };

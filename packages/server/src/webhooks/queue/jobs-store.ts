@@ -3,27 +3,93 @@ import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { DeliveryJobsTable, JobState, Tables } from '../../db/tables.js';
 import { idFloorAt } from '../../lib/ids.js';
 import { envelopeOf } from '../envelope.js';
+import { recordTopic } from './job.js';
 
 /** Reads of the queue for the admin API and metrics; transitions live in their own files. */
 
-export async function listJobs(
-  db: Kysely<Tables>,
-  filter: { webhookId?: string; state?: JobState },
-  afterId: string | null,
-  limit: number,
-): Promise<DeliveryJobsTable[]> {
+/** What the admin's deliveries list can be narrowed by (SPEC §4, §17); every member is validated by the route. */
+export interface JobFilter {
+  webhookId?: string;
+  state?: JobState;
+  recordId?: string;
+  eventId?: string;
+  topics?: readonly string[];
+  /** Bounds on `created_at`, inclusive, in Unix ms. */
+  since?: number;
+  until?: number;
+}
+
+/** A job as the admin API lists it: the row, and whether its target is disabled now (`heldBy`, SPEC §17). */
+export type ListedJob = DeliveryJobsTable & { target_enabled: number | null };
+
+export async function listJobs(db: Kysely<Tables>, filter: JobFilter, afterId: string | null, limit: number): Promise<ListedJob[]> {
   return listJobsQuery(db, filter, afterId, limit).execute();
 }
 
-/** The query alone, so its plan can be checked. */
-export function listJobsQuery(db: Kysely<Tables>, filter: { webhookId?: string; state?: JobState }, afterId: string | null, limit: number) {
-  let q = db.selectFrom('delivery_jobs').selectAll().orderBy('id', 'desc').limit(limit);
-  if (filter.webhookId) q = q.where('webhook_id', '=', filter.webhookId);
+/**
+ * Jobs with their target's `enabled`, read per row returned (a subquery on the primary key of `webhooks`): it does not
+ * change how the jobs are found, and costs one probe per row of the page, never one per row examined.
+ */
+const jobsWithTarget = (db: Kysely<Tables>) =>
+  db
+    .selectFrom('delivery_jobs')
+    .selectAll('delivery_jobs')
+    .select((eb) => eb.selectFrom('webhooks as w').select('w.enabled').whereRef('w.id', '=', 'delivery_jobs.webhook_id').as('target_enabled'));
+
+/**
+ * How much later than its `created_at` a job's id may say it was made, for `until`'s bound on ids. An id's time is
+ * `created_at` or a little later: one millisecond after the job it waits for (an ordered target's, newIdAfter, made
+ * by a process whose clock may run ahead), or the last time this process saw if its clock stepped back. A minute
+ * covers clocks that NTP keeps; a job made by a process whose clock was off by more is missing from lists bounded
+ * by `until` (never from others). Without the bound, `until` a week ago walked every newer job: 153 ms on SQLite and
+ * 143 ms on PostgreSQL over 200,000 jobs (test/integration/admin-api-17-plans.test.ts).
+ */
+const UNTIL_ID_SLACK_MS = 60_000;
+
+/**
+ * The query alone, so its plan can be checked. Newest first, each filter written so an index can serve it: `recordId`
+ * by `delivery_jobs_record` (migration 016), `eventId` by `delivery_jobs_event_target` (008), `webhookId` by
+ * `delivery_jobs_webhook`, `state` by the partial indexes of 003. `since` and `until` are also bounds on the primary
+ * key, since ids sort by creation time: an id's time is never earlier than its `created_at` (lib/ids.ts idFloorAt),
+ * and at most UNTIL_ID_SLACK_MS later. Topics other than `record.*` (tests and operational events: few jobs among
+ * many) are found through `delivery_jobs_other_topics` (016), which holds only their jobs; record topics, most of
+ * the table, filter a walk of the ids, which fills a page soon.
+ */
+export function listJobsQuery(db: Kysely<Tables>, filter: JobFilter, afterId: string | null, limit: number) {
+  let q = jobsWithTarget(db).orderBy('delivery_jobs.id', 'desc').limit(limit);
+  if (filter.webhookId) q = q.where('delivery_jobs.webhook_id', '=', filter.webhookId);
+  if (filter.recordId) q = q.where('delivery_jobs.record_id', '=', filter.recordId);
+  if (filter.eventId) q = q.where('delivery_jobs.event_id', '=', filter.eventId);
+  if (filter.topics && filter.topics.length > 0) {
+    q = q.where('delivery_jobs.topic', 'in', [...filter.topics]);
+    // Written as the partial index's own condition, so both databases can prove it applies.
+    if (filter.topics.every((t) => !t.startsWith('record.'))) q = q.where(sql<boolean>`not (${recordTopic('delivery_jobs.topic')})`);
+  }
   // A literal (one of four validated states): the partial indexes of migration 003 then apply on both databases.
-  if (filter.state === 'pending') q = q.where(sql<boolean>`state in ('pending', 'held')`);
-  else if (filter.state) q = q.where('state', '=', sql.lit(filter.state));
-  if (afterId) q = q.where('id', '<', afterId);
+  if (filter.state === 'pending') q = q.where(sql<boolean>`delivery_jobs.state in ('pending', 'held')`);
+  else if (filter.state) q = q.where('delivery_jobs.state', '=', sql.lit(filter.state));
+  if (filter.since !== undefined) {
+    q = q.where('delivery_jobs.id', '>=', idFloorAt('del', filter.since)).where('delivery_jobs.created_at', '>=', filter.since);
+  }
+  if (filter.until !== undefined) {
+    q = q.where('delivery_jobs.id', '<', idFloorAt('del', filter.until + 1 + UNTIL_ID_SLACK_MS)).where('delivery_jobs.created_at', '<=', filter.until);
+  }
+  if (afterId) q = q.where('delivery_jobs.id', '<', afterId);
   return q;
+}
+
+/** Every job of one event, oldest first: one per target at most, plus replays (SPEC §10), so no paging is needed. */
+export async function listEventJobs(db: Kysely<Tables>, eventId: string): Promise<ListedJob[]> {
+  return jobsWithTarget(db).where('delivery_jobs.event_id', '=', eventId).orderBy('delivery_jobs.id').execute();
+}
+
+/**
+ * One event as the feed shows it (its JSON, built by the database as a feed page builds it), or null when there is
+ * none or it is not in the feed (a `webhook.test` job's event, an event written before the feed existed).
+ */
+export async function findFeedEventJson(db: Kysely<Tables>, caps: DialectCapabilities, id: string): Promise<string | null> {
+  const row = await db.selectFrom('events').select(caps.eventJson().as('json')).where('id', '=', id).where('position', 'is not', null).executeTakeFirst();
+  return row?.json ?? null;
 }
 
 /** The exact bytes a job sends: built from the job and its event's payload, as a claim builds them. */
@@ -34,6 +100,23 @@ export async function findEnvelope(db: Kysely<Tables>, job: DeliveryJobsTable): 
 
 export async function findJob(db: Kysely<Tables>, id: string): Promise<DeliveryJobsTable | null> {
   return (await db.selectFrom('delivery_jobs').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+/** Each job's state and whether its target is deleted: why a bulk retry left it as it was. Missing ids are absent. */
+export async function jobsStanding(db: Kysely<Tables>, ids: readonly string[]): Promise<Array<{ id: string; state: JobState; targetDeleted: boolean }>> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('delivery_jobs as j')
+    .innerJoin('webhooks as w', 'w.id', 'j.webhook_id')
+    .select(['j.id', 'j.state', 'w.deleted_at'])
+    .where('j.id', 'in', [...ids])
+    .execute();
+  return rows.map((r) => ({ id: r.id, state: r.state, targetDeleted: r.deleted_at !== null }));
+}
+
+/** A job as the admin API shows it (with its target's state), or null. */
+export async function findListedJob(db: Kysely<Tables>, id: string): Promise<ListedJob | null> {
+  return (await jobsWithTarget(db).where('delivery_jobs.id', '=', id).executeTakeFirst()) ?? null;
 }
 
 /**

@@ -35,8 +35,19 @@ export const reviveDead = (db: Kysely<Tables>, opts: { now: number; firstDelayMs
  * leaves a held job the worker's sweep releases.
  */
 export async function retryDead(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobId: string; firstDelayMs: number }): Promise<boolean> {
-  const res = await reviveDead(db, opts).where('id', '=', opts.jobId).executeTakeFirst();
-  if (Number(res.numUpdatedRows) !== 1) return false;
-  await promoteHeld(db, caps, { now: opts.now, after: [opts.jobId] });
-  return true;
+  const { jobId, ...rest } = opts;
+  return (await retryDeadJobs(db, caps, { ...rest, jobIds: [jobId] })).length === 1;
+}
+
+/**
+ * retryDead for a list of jobs (the admin's bulk retry, SPEC §17: at most 100, so one statement): the same guarded
+ * update, and promoteHeld for those it sent back. Returns their ids; the others were not dead, do not exist, or
+ * belong to a deleted target, and are left as they were.
+ */
+export async function retryDeadJobs(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobIds: readonly string[]; firstDelayMs: number }): Promise<string[]> {
+  if (opts.jobIds.length === 0) return [];
+  const rows = await reviveDead(db, opts).where('id', 'in', [...opts.jobIds]).returning('id').execute();
+  const revived = rows.map((r) => r.id);
+  await promoteHeld(db, caps, { now: opts.now, after: revived });
+  return revived;
 }
