@@ -44,6 +44,15 @@ function busiestWindow(times: readonly number[], ms = 10_000): number {
   return best;
 }
 
+/** A target limited through the admin API (SPEC §13 `rateLimit`), whose answer shows the limit. */
+async function limitedTarget(rig: DeliveryRig, perSecond: number, path = '/limited'): Promise<{ id: string }> {
+  const res = await rig.admin('POST', '/admin/v1/webhooks', { name: 'limited', url: `${rig.receiver.url}${path}`, topics: ['record.deleted'], rateLimit: { perSecond } });
+  expect(res.statusCode).toBe(201);
+  expect(res.json().rateLimit).toEqual({ perSecond });
+  return res.json();
+}
+
+/** The store's own setter, for the claim's tests, which run without the app. */
 async function limit(db: Kysely<Tables>, id: string, perSecond: number | null): Promise<void> {
   await updateTarget(db, id, { ratePerSecond: perSecond }, Date.now());
 }
@@ -121,8 +130,7 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
   it('the worker: jobs beyond the limit wait pending with no attempt, through wake-ups, until the clock reaches the next quarter-second', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 100));
     rig = await createDeliveryRig(dialect, {}, { clock });
-    const target = await rig.target(['record.deleted']);
-    await limit(rig.ctx.database.db, target.id, 8);
+    const target = await limitedTarget(rig, 8, '/hook');
     await seedDueJobs(rig.ctx.database.db, target.id, 8, clock.now());
     const delivered = async (n: number) => {
       await rig!.worker.claimNow();
@@ -148,17 +156,16 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
     rig = await createDeliveryRig(dialect);
     const drain = await sideBySide(rig);
     await drain(`${dialect}, one process`);
-  }, 60_000);
+  }, 120_000);
 
   // A limited target with a huge backlog must not turn into a claim storm: once its allowance is spent the worker
   // leaves it out of claims until it is renewed, however often it is woken. Here it is woken every 50 ms by the poll
   // (SVC_WEBHOOK_POLL_MS in the rig) and by every record written for the other target.
   it('no claim storm: 20,000 due jobs of a limited target cost about four claims a second, and another target still delivers at once', async () => {
     rig = await createDeliveryRig(dialect, {}, { startWorker: false });
-    const limited = await rig.target(['record.deleted'], `${rig.receiver.url}/limited`);
-    await rig.target(['record.created'], `${rig.receiver.url}/free`);
     const PER_SECOND = 5;
-    await limit(rig.ctx.database.db, limited.id, PER_SECOND);
+    const limited = await limitedTarget(rig, PER_SECOND);
+    await rig.target(['record.created'], `${rig.receiver.url}/free`);
     await seedDueJobs(rig.ctx.database.db, limited.id, 20_000, Date.now());
 
     // A worker of its own, whose every statement is logged (the rig's worker is not started: nothing is handed over).
@@ -219,7 +226,7 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
       workers.forEach((w) => w.kill('SIGTERM'));
       await Promise.all(workers.map(exited));
     }
-  }, 90_000);
+  }, 150_000);
 });
 
 /**
@@ -228,16 +235,15 @@ describe.each(DIALECTS)('per-target rate limit (%s)', (dialect) => {
  * its own pace.
  */
 async function sideBySide(rig: DeliveryRig): Promise<(label: string) => Promise<void>> {
-  const limited = await rig.target(['record.deleted'], `${rig.receiver.url}/limited`);
+  const limited = await limitedTarget(rig, 20);
   const free = await rig.target(['record.deleted'], `${rig.receiver.url}/free`);
-  await limit(rig.ctx.database.db, limited.id, 20);
-  await rig.ctx.database.signal.notify();
   return async (label) => {
     const started = Date.now();
     await seedDueJobs(rig.ctx.database.db, limited.id, 300, started);
     await seedDueJobs(rig.ctx.database.db, free.id, 300, started);
     await rig.ctx.database.signal.notify();
-    await waitFor(() => rig.receiver.requests.length >= 600, '600 deliveries', 60_000, 100);
+    // Spawned workers took up to 30 s to start at a load average of 15 on two cores.
+    await waitFor(() => rig.receiver.requests.length >= 600, '600 deliveries', 100_000, 100);
     const report = windows(rig, started);
     console.log(`[rate-limit ${label}] ${JSON.stringify(report)}`);
     expect(report.limited.delivered).toBe(300);
