@@ -26,7 +26,7 @@ const DeliveriesQuery = Type.Object(
     eventId: Type.Optional(Type.String({ pattern: idPattern('evt').source, description: 'Only the jobs of this event.' })),
     topic: Type.Optional(Type.Array(TopicSchema, { maxItems: 20, description: 'Only these topics (repeatable).' })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Only jobs created at or after this time (RFC 3339).' })),
-    until: Type.Optional(Type.String({ format: 'date-time', description: 'Only jobs created at or before this time (RFC 3339).' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Only jobs created at or before this time (RFC 3339). A job whose id was made more than a minute after its createdAt (its process\'s clock stepped back that far) is not found by it.' })),
   },
   { additionalProperties: false },
 );
