@@ -29,6 +29,8 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
   };
   const settled = (query: string, count: number) =>
     expect.poll(async () => (await jobs(query)).filter((j) => j.state === 'delivered' || j.state === 'dead').length, { timeout: 25_000 }).toBe(count);
+  /** A navigation and its answer, on a machine other tests load too: more than poll's 1 s default. */
+  const drawn = { timeout: 10_000 };
   const rows = () => ui.byTestId('delivery-row');
   const rowIds = () => rows().evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')));
   const search = async (text: string) => {
@@ -52,21 +54,21 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
     expect(updateEvent).toMatch(/^evt_/);
 
     await ui.goto(`#/deliveries?webhookId=${wh}`);
-    await expect.poll(rowIds).toEqual(all.map((j) => j.id));
+    await expect.poll(rowIds, drawn).toEqual(all.map((j) => j.id));
     expect(await ui.byTestId('filter-webhook').inputValue()).toBe(wh);
 
     await search(first);
     await expect.poll(() => ui.page.url()).toContain(`q=${first}`);
-    await expect.poll(rowIds).toEqual(all.filter((j) => j.recordId === first).map((j) => j.id));
+    await expect.poll(rowIds, drawn).toEqual(all.filter((j) => j.recordId === first).map((j) => j.id));
     expect(await rows().count()).toBe(2);
 
     await search(updateEvent);
-    await expect.poll(rowIds).toEqual([update.id]);
+    await expect.poll(rowIds, drawn).toEqual([update.id]);
     expect(await ui.byTestId('delivery-topic').textContent()).toBe('record.updated');
 
     // A delivery id names one job, whatever the other filters say.
     await search(secondJob.id);
-    await expect.poll(rowIds).toEqual([secondJob.id]);
+    await expect.poll(rowIds, drawn).toEqual([secondJob.id]);
     expect(await ui.byTestId('deliveries-count').textContent()).toMatch(/^One delivery, by its id/);
     await ui.screenshots('deliveries-search-id');
     expect(await ui.axe()).toEqual([]);
@@ -78,19 +80,19 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
     expect(ui.page.url()).toContain(`q=${secondJob.id}`);
 
     await ui.goto(`#/deliveries?webhookId=${wh}`);
-    await expect.poll(() => rows().count()).toBe(3);
+    await expect.poll(() => rows().count(), drawn).toBe(3);
     await ui.byTestId('filter-topics-summary').click();
     await ui.byTestId('filter-topic-record.updated').check();
     expect(await ui.byTestId('filter-topics-summary').textContent()).toBe('record.updated');
     await ui.byTestId('deliveries-apply').click();
-    await expect.poll(rowIds).toEqual([update.id]);
+    await expect.poll(rowIds, drawn).toEqual([update.id]);
     expect(ui.page.url()).toContain('topic=record.updated');
     // Applying draws the page again from its address: the list is closed, the choice kept.
     await ui.byTestId('filter-topics-summary').click();
     expect(await ui.byTestId('filter-topic-record.updated').isChecked()).toBe(true);
     await ui.byTestId('filter-topic-record.created').check();
     await ui.byTestId('deliveries-apply').click();
-    await expect.poll(() => rows().count()).toBe(3);
+    await expect.poll(() => rows().count(), drawn).toBe(3);
     expect(await ui.byTestId('filter-topics-summary').textContent()).toBe('2 topics');
 
     // The state select applies at once.
@@ -98,13 +100,13 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
     await ui.byTestId('deliveries-table-empty').waitFor();
     expect(await ui.byTestId('deliveries-table-empty').textContent()).toBe('No deliveries match these filters.');
     await ui.byTestId('filter-state').selectOption('delivered');
-    await expect.poll(() => rows().count()).toBe(3);
+    await expect.poll(() => rows().count(), drawn).toBe(3);
 
     // Time, from the address to the millisecond (the inputs are to the minute): since the second record's job.
     await ui.goto(`#/deliveries?webhookId=${wh}&since=${encodeURIComponent(secondJob.createdAt)}`);
-    await expect.poll(rowIds).toEqual([secondJob.id]);
+    await expect.poll(rowIds, drawn).toEqual([secondJob.id]);
     await ui.goto(`#/deliveries?webhookId=${wh}&until=${encodeURIComponent(update.createdAt)}`);
-    await expect.poll(() => rows().count()).toBe(2);
+    await expect.poll(() => rows().count(), drawn).toBe(2);
     // And through the inputs: from the next minute on there is nothing yet, from the minute before there is all.
     const minute = (offset: number) => {
       const d = new Date(Date.now() + offset * 60_000);
@@ -117,7 +119,7 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
     await ui.byTestId('deliveries-table-empty').waitFor();
     await ui.byTestId('filter-since').fill(minute(-2));
     await ui.byTestId('deliveries-apply').click();
-    await expect.poll(() => rows().count()).toBe(3);
+    await expect.poll(() => rows().count(), drawn).toBe(3);
 
     // The server's invalid_query lands on its control.
     await ui.goto(`#/deliveries?webhookId=${wh}&until=yesterday`);
@@ -149,7 +151,7 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
       expect(dead.every((j) => j.state === 'dead' && j.lastError.code === 'tls_failed')).toBe(true);
 
       await ui.goto(`#/deliveries?since=${encodeURIComponent(since)}`);
-      await expect.poll(() => rows().count()).toBe(35);
+      await expect.poll(() => rows().count(), drawn).toBe(35);
       // One line a job: 35 rows, not the 5,000 px page of wrapped ids and errors.
       const heights = await rows().evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().height));
       expect(Math.max(...heights)).toBeLessThan(44);
@@ -212,7 +214,7 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
     expect(await ui.byTestId('delivery-held').textContent()).toBe('held: target disabled');
     expect(await ui.byTestId('delivery-next').locator('time').count()).toBe(0);
     // A held job does not move on its own: the page does not keep polling for it.
-    await expect.poll(() => ui.byTestId('auto-refresh').textContent()).toMatch(/^Updated/);
+    await expect.poll(() => ui.byTestId('auto-refresh').textContent(), drawn).toMatch(/^Updated/);
     await ui.screenshots('deliveries-held');
     expect(await ui.axe()).toEqual([]);
     await ui.byTestId('delivery-link').click();
@@ -232,7 +234,7 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
     expect(dead).toHaveLength(3);
 
     await ui.goto(`#/deliveries?webhookId=${wh}&state=dead`);
-    await expect.poll(() => rows().count()).toBe(3);
+    await expect.poll(() => rows().count(), drawn).toBe(3);
     const bulk = ui.byTestId('retry-dead-shown');
     expect(await bulk.textContent()).toBe('Retry 3 dead jobs shown');
     answer(() => false);
@@ -242,7 +244,7 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
     await ui.byTestId('confirm-dialog').waitFor();
     expect(await ui.axe()).toEqual([]);
     await ui.byTestId('confirm-ok').click();
-    await expect.poll(() => ui.byTestId('bulk-retry-result').textContent())
+    await expect.poll(() => ui.byTestId('bulk-retry-result').textContent(), drawn)
       .toBe(`2 jobs sent back for another round. Skipped 1: ${dead[0].id} (not_dead).`);
     await ui.screenshots('deliveries-bulk-retry');
     await expect.poll(async () => (await jobs(`webhookId=${wh}`)).map((j) => `${j.state}/${j.attemptCount}`), { timeout: 20_000 })

@@ -106,7 +106,7 @@ describe.skipIf(!hasChromium)('a target’s filter and URL in the admin UI', () 
     // Neither way reaches a metadata address: the refusal stands alone, and the earlier hint is gone.
     await ui.byTestId('webhook-url').fill('https://168.63.129.16/hooks');
     await save();
-    await expect.poll(() => ui.byTestId('error-url').textContent()).toMatch(/metadata/);
+    await expect.poll(() => ui.byTestId('error-url').textContent(), { timeout: 10_000 }).toMatch(/metadata/);
     expect(await hint.count()).toBe(0);
     expect(provoked(ui, 422)).toBe(2);
     expect(ui.problems).toEqual([]);
