@@ -38,12 +38,15 @@ export type ErrorCode = keyof typeof ERRORS;
 export const ATTEMPT_ERRORS = {
   http_status: 'the receiver answered with a status that is not 2xx',
   timeout: 'no status line within SVC_WEBHOOK_TIMEOUT_MS',
-  connection_failed: 'the connection was refused, reset or closed',
+  connection_failed: 'the connection was refused, reset or closed; for a broker target, svc is not connected to the broker',
   tls_failed: 'the certificate did not verify for the host name, or the handshake failed',
   dns_failed: 'the host name did not resolve',
   destination_refused: 'the host resolved to an address that is not globally reachable',
   target_deleted: 'the target was deleted while the job was unfinished',
   result_unrecorded: "the attempt's result could not be stored as it was",
+  no_stream: 'a nats target: no JetStream stream captures the subject, so nothing stored the message',
+  unroutable: 'a rabbitmq target: the exchange does not exist, or no queue is bound for the routing key (the mandatory message was returned)',
+  broker_refused: 'the broker refused the message: too large for it, a full stream, or another error it named',
 } as const;
 
 export type AttemptErrorCode = keyof typeof ATTEMPT_ERRORS;

@@ -5,9 +5,11 @@ import type { AttemptErrorCode } from '../errors.js';
  * that table is a case of decision.test.ts). Pure: the facts go in, exactly one decision comes out.
  */
 
-/** What happened, as the HTTP client saw it; or svc's own reason not to make the attempt at all. */
+/** What happened, as the sender saw it; or svc's own reason not to make the attempt at all. */
 export type AttemptResult =
   | { kind: 'response'; statusCode: number; retryAfterSeconds: number | null }
+  /** A broker acknowledged the message durably (SPEC §14): a JetStream PubAck, a RabbitMQ confirm, an XADD reply. */
+  | { kind: 'accepted' }
   | { kind: 'failure'; code: AttemptErrorCode; message: string }
   | { kind: 'not-attempted'; reason: NotAttemptedReason };
 
@@ -39,6 +41,7 @@ export const RETRY_AFTER_CAP_SECONDS = 3600;
 export function decide(facts: AttemptFacts): Decision {
   const { result } = facts;
   if (result.kind === 'not-attempted') return result;
+  if (result.kind === 'accepted') return { kind: 'delivered' };
   if (result.kind === 'response' && result.statusCode >= 200 && result.statusCode < 300) return { kind: 'delivered' };
   // Anything else failed, 3xx included: redirects are never followed.
   const error: AttemptError =

@@ -28,11 +28,14 @@ function docRows(): Row[] {
     const status = /^`(\d{3})`$/.exec(what);
     const failure = /^`([a-z_]+)`$/.exec(what);
     const skipped = /^not attempted: `([a-z-]+)`$/.exec(what);
+    const accepted = what.startsWith('accepted: ');
     const result: AttemptResult = status
       ? { kind: 'response', statusCode: Number(status[1]), retryAfterSeconds: retryAfter === '' ? null : Number(retryAfter) }
       : failure
         ? { kind: 'failure', code: failure[1] as AttemptErrorCode, message: 'as reported' }
-        : { kind: 'not-attempted', reason: skipped![1] as NotAttemptedReason };
+        : accepted
+          ? { kind: 'accepted' }
+          : { kind: 'not-attempted', reason: skipped![1] as NotAttemptedReason };
     const retry = /^retry in (\d+) (s|m)( ± 10 %)?/.exec(decision);
     const dead = /^dead \(`([a-z_]+)`\)/.exec(decision);
     const expected: Row['expect'] = decision === 'delivered'
