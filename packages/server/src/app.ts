@@ -9,7 +9,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Registry } from 'prom-client';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
-import { adminAuthHook } from './http/auth.js';
+import { adminAuthHook, documentAdminTokenSecurity } from './http/auth.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createRegistry, registerFeedMetrics, registerHttpMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
@@ -20,6 +20,7 @@ import { requestIdFor } from './http/request-id.js';
 import { installResponseCheck } from './http/response-check.js';
 import { securityHeaders } from './http/security-headers.js';
 import { adminAdminRoutes } from './http/routes/admin-admins.js';
+import { adminAdminTokenRoutes } from './http/routes/admin-admin-tokens.js';
 import { adminCollectionRoutes } from './http/routes/admin-collections.js';
 import { adminDeliveryRoutes } from './http/routes/admin-deliveries.js';
 import { adminSessionRoutes } from './http/routes/admin-session.js';
@@ -31,7 +32,7 @@ import { adminOpenApiRoute, discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { recordRoutes } from './http/routes/records.js';
 import { batchRoutes } from './http/routes/batch.js';
-import { adminEventRoutes, createFeedRuntime, eventRoutes, sessionOwner, tokenOwner } from './http/routes/events.js';
+import { adminEventRoutes, adminTokenOwner, createFeedRuntime, eventRoutes, sessionOwner, tokenOwner } from './http/routes/events.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import type { StreamTiming } from './events/feed-fanout.js';
 import { redactUrl } from './lib/redact-url.js';
@@ -208,6 +209,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token `svc_pat_…` created by an admin.' },
           adminSession: { type: 'apiKey', in: 'cookie', name: 'svc_admin', description: 'Set by POST /admin/v1/session.' },
           csrfToken: { type: 'apiKey', in: 'header', name: 'X-Svc-CSRF', description: 'The csrfToken of the same session.' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'An admin token `svcadm_…` (POST /admin/v1/admin-tokens); each operation names the scope it needs.' },
         },
       },
     },
@@ -237,10 +239,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(eventRoutes(ctx, feed));
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuthHook(ctx));
+    admin.addHook('onRoute', documentAdminTokenSecurity);
     await admin.register(adminSessionRoutes(ctx, (idHash) => feed.fanout.recheckOwner(sessionOwner(idHash))));
     await admin.register(adminAdminRoutes(ctx, (idHash) => feed.fanout.recheckOwner(sessionOwner(idHash))));
     await admin.register(adminCollectionRoutes(ctx, outbox));
     await admin.register(adminTokenRoutes(ctx, (id) => feed.fanout.recheckOwner(tokenOwner(id))));
+    await admin.register(adminAdminTokenRoutes(ctx, (id) => feed.fanout.recheckOwner(adminTokenOwner(id))));
     await admin.register(adminWebhookRoutes(ctx, outbox));
     await admin.register(adminWebhookHealthRoutes(ctx));
     await admin.register(adminDeliveryRoutes(ctx));

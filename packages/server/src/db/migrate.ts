@@ -17,6 +17,7 @@ import * as m014 from './migrations/014_event_retention_index.js';
 import * as m015 from './migrations/015_receivers.js';
 import * as m016 from './migrations/016_admin_api.js';
 import * as m017 from './migrations/017_broker_targets.js';
+import * as m018 from './migrations/018_admin_tokens.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015_receivers': m015,
   '016_admin_api': m016,
   '017_broker_targets': m017,
+  '018_admin_tokens': m018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

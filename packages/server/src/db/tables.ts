@@ -40,6 +40,19 @@ export interface ApiTokensTable {
   last_used_at: number | null;
 }
 
+/** Tokens for automation on the admin API (migration 018); scopes is a JSON array of admin scopes. */
+export interface AdminTokensTable {
+  id: string;
+  name: string;
+  /** SHA-256 of the token: a database dump yields no usable token. */
+  token_hash: string;
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+  /** The admin whose session created it. */
+  created_by: string;
+}
+
 export interface CollectionsTable {
   name: string;
   fields: string;
@@ -183,6 +196,7 @@ export interface Tables {
   login_failures: LoginFailuresTable;
   setup_tokens: SetupTokensTable;
   api_tokens: ApiTokensTable;
+  admin_tokens: AdminTokensTable;
   collections: CollectionsTable;
   records: RecordsTable;
   idempotency_keys: IdempotencyKeysTable;

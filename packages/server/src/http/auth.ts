@@ -1,9 +1,13 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { adminScopeFor } from '../auth/admin-scopes.js';
+import type { AdminToken } from '../auth/admin-tokens-store.js';
+import { ADMIN_TOKEN_PREFIX, authenticateAdminToken } from '../auth/admin-tokens.js';
 import type { ApiToken, Scope } from '../auth/api-tokens-store.js';
 import { authenticateBearer, authorize } from '../auth/api-tokens.js';
 import { csrfMatches, resolveSession, type ActiveSession } from '../auth/sessions.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
+import { errorResponses } from './schemas.js';
 import type { Collection } from '../records/collections-store.js';
 import { COLLECTION_NAME } from '../records/fields.js';
 
@@ -12,6 +16,10 @@ export const SESSION_COOKIE = 'svc_admin';
 /** Per-request auth results; set by the onRequest hooks below, read by handlers. */
 export interface RequestAuth {
   session?: ActiveSession;
+  /** Admin routes called with `Authorization: Bearer svcadm_…` instead of a session (SPEC §16). */
+  adminToken?: AdminToken;
+  /** The admin token as presented, for an event stream's re-checks. */
+  adminTokenValue?: string;
   token?: ApiToken;
   collection?: Collection;
 }
@@ -39,11 +47,51 @@ function checkOrigin(ctx: Context, request: FastifyRequest): void {
   if (site === 'cross-site' || site === 'same-site') throw new AppError('csrf_failed', 'Cross-site requests are refused.');
 }
 
+/**
+ * `Authorization: Bearer svcadm_…` on an admin route: who (401, rate-limited as logins are), then what (403 when the
+ * route is not for tokens or the token lacks its scope; auth/admin-scopes.ts decides). No cookie and no CSRF token:
+ * a browser never sends this header by itself, so there is no cross-site request to guard against.
+ */
+async function adminTokenAuth(ctx: Context, request: FastifyRequest, reply: FastifyReply, header: string): Promise<void> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  // Any other Authorization is refused rather than ignored: a client that meant to send a token must not be
+  // answered as if it had sent nothing, nor fall through to a cookie it did not mean to use.
+  if (!m || !m[1]!.startsWith(ADMIN_TOKEN_PREFIX)) refuseBearer(reply, 'invalid');
+  const presented = m[1]!;
+  const token = await authenticateAdminToken(ctx, presented, request.ip);
+  if (!token) refuseBearer(reply, 'invalid');
+  const scope = adminScopeFor(request.method, request.routeOptions.url ?? '');
+  if (scope === null) throw new AppError('forbidden', 'Admin tokens may not use this route: it needs an admin session.');
+  if (!token.scopes.includes(scope)) throw new AppError('forbidden', `This admin token lacks the ${scope} scope.`);
+  request.auth = { adminToken: token, adminTokenValue: presented };
+}
+
+/**
+ * onRoute, on the admin routes: a route a token may use lists `adminToken` with the scope it needs beside the session
+ * in its OpenAPI `security` (OpenAPI 3.1 allows role names for non-OAuth schemes). Written from the same policy the
+ * hook above enforces, so the document cannot drift from the check; a route that states no security is left alone.
+ */
+export function documentAdminTokenSecurity(route: RouteOptions): void {
+  const schema = route.schema as { security?: Array<Record<string, string[]>>; response?: Record<string, unknown> } | undefined;
+  if (!schema?.security) return;
+  for (const method of [route.method].flat()) {
+    const scope = adminScopeFor(method, route.url);
+    if (scope === null || method === 'HEAD') continue;
+    // A new array and object: route files share their `security` constant between routes needing different scopes.
+    schema.security = [...schema.security, { adminToken: [scope] }];
+    // A wrong token counts against the login limit on every such route.
+    if (schema.response && !('429' in schema.response)) schema.response = { ...schema.response, ...errorResponses(429) };
+  }
+}
+
 export const adminAuthHook = (ctx: Context) =>
-  async function adminAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  async function adminAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     checkOrigin(ctx, request);
     const mode = request.routeOptions.config.adminAuth;
     if (mode === 'none') return;
+    const authorization = request.headers.authorization;
+    if (authorization !== undefined) return adminTokenAuth(ctx, request, reply, authorization);
+    // No Authorization header: the session cookie and X-Svc-CSRF, exactly as before admin tokens.
     const cookie = request.cookies[SESSION_COOKIE];
     const session = cookie ? await resolveSession(ctx, cookie) : null;
     if (!session) throw new AppError('unauthorized', 'Log in first: no live admin session.');

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
  */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-export type IdPrefix = 'rec' | 'del' | 'wh' | 'tok' | 'adm' | 'evt';
+export type IdPrefix = 'rec' | 'del' | 'wh' | 'tok' | 'adm' | 'evt' | 'adt';
 
 export const ID_PATTERN = /^[a-z]{2,3}_[0-9A-HJKMNP-TV-Z]{26}$/;
 

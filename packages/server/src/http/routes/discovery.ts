@@ -46,6 +46,7 @@ export const FEATURES = [
   'webhooks.ed25519',
   'webhooks.custom-headers',
   'webhooks.rate-limit',
+  'admin.tokens',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */

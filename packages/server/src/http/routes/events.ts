@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { adminTokenStillValid } from '../../auth/admin-tokens.js';
 import { authenticateBearer } from '../../auth/api-tokens.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
@@ -11,7 +12,7 @@ import { FeedReadAhead } from '../../events/feed-read-ahead.js';
 import { FeedWatch } from '../../events/feed-watch.js';
 import { OwnerSlots } from '../../events/owner-slots.js';
 import { resolveSession } from '../../auth/sessions.js';
-import { SESSION_COOKIE } from '../auth.js';
+import { SESSION_COOKIE, type RequestAuth } from '../auth.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
 import { findCollection } from '../../records/collections-store.js';
 import { refuseBearer } from '../auth.js';
@@ -77,6 +78,9 @@ async function tokenFeedCollections(ctx: Context, tokenCollections: readonly str
 /** Who a stream belongs to, for SVC_STREAMS_PER_TOKEN and for ending its streams when the credential goes. */
 export const tokenOwner = (tokenId: string): string => `token:${tokenId}`;
 export const sessionOwner = (sessionIdHash: string): string => `session:${sessionIdHash}`;
+export const adminTokenOwner = (adminTokenId: string): string => `admin-token:${adminTokenId}`;
+/** An admin request's owner: its admin token (SPEC §16) when it came with one, else its session. */
+const adminOwner = (auth: RequestAuth): string => (auth.adminToken ? adminTokenOwner(auth.adminToken.id) : sessionOwner(auth.session!.idHash));
 
 export function createFeedRuntime(ctx: Context, timing: StreamTiming = STREAM_TIMING): FeedRuntime {
   const waker = new FeedWaker(ctx);
@@ -254,20 +258,24 @@ export const adminEventRoutes =
       schema: { operationId: 'listAdminEvents', ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
     }, async (request, reply) => {
       const collections = feedCollections(null, request.query.collection);
-      const json = await answerPage(ctx, feed, reply, request.query, { collections, owner: sessionOwner(request.auth.session!.idHash), operational: true });
+      const json = await answerPage(ctx, feed, reply, request.query, { collections, owner: adminOwner(request.auth), operational: true });
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/admin/v1/events/stream', {
       schema: streamSchema('streamAdminEvents', 'The event feed as Server-Sent Events, every collection', [{ adminSession: [], csrfToken: [] }]),
     }, async (request, reply) => {
       const cookie = request.cookies[SESSION_COOKIE] ?? '';
+      const adminToken = request.auth.adminTokenValue;
       await answerStream(ctx, feed, request, request.query, reply, {
         collections: feedCollections(null, request.query.collection),
         operational: true,
-        owner: sessionOwner(request.auth.session!.idHash),
+        owner: adminOwner(request.auth),
         // Logging out (or the session expiring) ends the admin's streams. The look-up does not touch the session: a
-        // stream left open is not activity, and the session's idle expiry runs on (SPEC §12).
-        recheck: async () => ((await resolveSession(ctx, cookie, { touch: false })) ? null : new AppError('unauthorized', 'The admin session has ended.')),
+        // stream left open is not activity, and the session's idle expiry runs on (SPEC §12). A revoked admin token
+        // ends its streams the same way: at once in the process that revoked it, within a re-check elsewhere.
+        recheck: adminToken
+          ? async () => ((await adminTokenStillValid(ctx, adminToken)) ? null : new AppError('unauthorized', 'The admin token has been revoked.'))
+          : async () => ((await resolveSession(ctx, cookie, { touch: false })) ? null : new AppError('unauthorized', 'The admin session has ended.')),
       });
     });
     app.get('/admin/v1/events/:id', {
