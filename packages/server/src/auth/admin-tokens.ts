@@ -7,6 +7,8 @@ import { findAdminTokenByHash, insertAdminToken, touchAdminToken, type AdminToke
 import { forgetLoginAttempt, loginFailures, recordLoginAttempt } from './login-limit-store.js';
 
 export const ADMIN_TOKEN_PREFIX = 'svcadm_';
+/** `created_by` of a token `svc admin-token create` made: no session, so no admin id (ids never look like this). */
+export const CLI_CREATOR = 'cli';
 
 // The login limit's window (auth/sessions.ts): a wrong admin token spends the same per-address budget as a wrong
 // password, SVC_LOGIN_MAX_FAILURES per 15 minutes, so guessing cannot move from one door to the other.

@@ -8,6 +8,8 @@ import { join, resolve } from 'node:path';
 import { backup, BACKUP_MANIFEST, restore } from '../backup.js';
 import { Command, Option } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config/load.js';
+import { ADMIN_SCOPES, type AdminScope } from '../auth/admin-scopes.js';
+import { CLI_CREATOR, createAdminToken } from '../auth/admin-tokens.js';
 import { createApiToken } from '../auth/api-tokens.js';
 import { SCOPES, type Scope } from '../auth/api-tokens-store.js';
 import { createAdmin } from '../auth/setup.js';
@@ -162,6 +164,26 @@ token
     const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
     try {
       const created = await createApiToken(ctx, { name: opts.name, scopes: (opts.scope ?? [...SCOPES]) as Scope[], collections: opts.collection ?? null });
+      process.stdout.write(`${created.token}\n`);
+    } catch (err) {
+      await ctx.database.close();
+      die(err);
+    }
+    await ctx.database.close();
+  });
+
+const adminToken = program.command('admin-token').description('manage admin tokens (automation on the admin API)');
+adminToken
+  .command('create')
+  .description('create an admin token and print it (shown once); revoke it in the admin UI or with DELETE /admin/v1/admin-tokens/{id}')
+  .requiredOption('--name <name>', 'what the token is for')
+  // No default: an admin token is a key to the admin API, so its reach is always chosen, never implied.
+  .addOption(new Option('--scope <scope...>', 'admin:read, admin:webhooks, admin:collections, admin:tokens').choices(ADMIN_SCOPES as string[]).makeOptionMandatory())
+  .action(async (opts: { name: string; scope: string[] }) => {
+    const c = config();
+    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    try {
+      const created = await createAdminToken(ctx, { name: opts.name, scopes: opts.scope as AdminScope[], createdBy: CLI_CREATOR });
       process.stdout.write(`${created.token}\n`);
     } catch (err) {
       await ctx.database.close();

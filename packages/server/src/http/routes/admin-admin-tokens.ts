@@ -26,7 +26,7 @@ const AdminTokenSchema = Type.Object(
     scopes: Type.Array(AdminScopeSchema),
     createdAt: DateTime,
     lastUsedAt: Type.Union([DateTime, Type.Null()], { description: 'Written at most once a minute.' }),
-    createdBy: Type.String({ description: 'The id of the admin whose session created the token.' }),
+    createdBy: Type.String({ description: 'The id of the admin whose session created the token, or `cli` for `svc admin-token create`.' }),
   },
   strict,
 );
