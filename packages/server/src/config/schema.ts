@@ -1,4 +1,5 @@
 import { parseCidrList, type CidrList } from '../lib/cidr.js';
+import { parseBrokers, type BrokerSetting } from './brokers.js';
 
 /**
  * Every setting svc reads, with its default and one line of documentation. `loadConfig` is the only
@@ -65,6 +66,8 @@ export interface Config {
   readonly longPollsPerToken: number;
   /** SQLite: threads that run records queries off the event loop, each with its own read connection. */
   readonly sqliteReaders: number;
+  /** Message brokers targets may deliver into (SPEC §14), by name; their URLs never leave the delivering processes. */
+  readonly brokers: readonly BrokerSetting[];
 }
 
 export class ConfigError extends Error {
@@ -331,5 +334,10 @@ export const SETTINGS: readonly Setting[] = [
     key: 'sqliteReaders', env: 'SVC_SQLITE_READERS', defaultText: '2',
     doc: 'SQLite: threads that run records lists and counts off the event loop, each with its own read-only connection (WAL); 0 runs them on the main thread, with no query timeout',
     parse: integer(0, 64), fallback: () => 2,
+  }),
+  setting({
+    key: 'brokers', env: 'SVC_BROKERS', defaultText: 'none',
+    doc: 'message brokers targets may deliver into: comma-separated `<name>=<url>` (`nats://`, `amqp://`/`amqps://`, `redis://`/`rediss://`, credentials in the URL; names of 1 to 32 a-z, 0-9, -); set it alike on every process (API processes check the names, delivering ones connect)',
+    parse: parseBrokers, fallback: () => [],
   }),
 ];

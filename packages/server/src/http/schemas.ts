@@ -119,11 +119,29 @@ export const RateLimit = Type.Object(
   { additionalProperties: false },
 );
 
+export const TargetTypeSchema = Type.Union([Type.Literal('https'), Type.Literal('nats'), Type.Literal('rabbitmq'), Type.Literal('redis')], {
+  description: 'Where deliveries go: `https` (POST to `url`) or into a broker the operator configured (SVC_BROKERS): NATS JetStream, RabbitMQ or Redis Streams.',
+});
+
+const NullableText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+
+/** A target's destination as every answer shows it (SPEC §14): null where its type has no such field. */
+const DestinationFields = {
+  type: TargetTypeSchema,
+  url: NullableText('https: the receiver\'s URL; null for a broker target.'),
+  broker: NullableText('A broker target: the configured broker\'s name (never its address).'),
+  subject: NullableText('nats: the subject published to; `{collection}` and `{topic}` replaced per event (a topic adds a token per dot).'),
+  exchange: NullableText('rabbitmq: the exchange published to (`""`: the default exchange, routing by queue name).'),
+  routingKey: NullableText('rabbitmq: the routing key; `{collection}` and `{topic}` replaced per event; null: empty.'),
+  stream: NullableText('redis: the stream key XADD appends to; `{collection}` and `{topic}` replaced per event.'),
+  maxLength: Type.Union([Type.Integer(), Type.Null()], { description: 'redis: the stream is trimmed to about this many entries (`MAXLEN ~`); null: never trimmed.' }),
+};
+
 export const Webhook = Type.Object(
   {
     id: Type.String({ pattern: '^wh_' }),
     name: Type.String(),
-    url: Type.String(),
+    ...DestinationFields,
     topics: Type.Array(TopicSchema),
     enabled: Type.Boolean(),
     collections: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Only record events of these collections; null: all.' }),

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { BrokerKind } from '../config/brokers.js';
 import type { Tables, WebhooksTable } from '../db/tables.js';
 import type { Topic } from './topics.js';
 
@@ -30,10 +31,27 @@ export interface ReceiverSettings {
   ratePerSecond: number | null;
 }
 
-export interface TargetRow extends Subscription, ReceiverSettings {
+export type TargetType = 'https' | BrokerKind;
+
+/**
+ * Where a target delivers (SPEC §14): its URL, or a place in a broker the operator configured (SVC_BROKERS). Each
+ * field is null where the type has none: `url` for https; `broker` and `subject` (nats), `exchange` and `routingKey`
+ * (rabbitmq), `stream` and `maxLength` (redis).
+ */
+export interface Destination {
+  type: TargetType;
+  url: string | null;
+  broker: string | null;
+  subject: string | null;
+  exchange: string | null;
+  routingKey: string | null;
+  stream: string | null;
+  maxLength: number | null;
+}
+
+export interface TargetRow extends Subscription, ReceiverSettings, Destination {
   id: string;
   name: string;
-  url: string;
   topics: Topic[];
   enabled: boolean;
   /** Why it is disabled, and since when (SPEC §10): null while enabled. */
@@ -51,7 +69,7 @@ export interface TargetRow extends Subscription, ReceiverSettings {
 export const toTarget = (r: WebhooksTable): TargetRow => ({
   id: r.id,
   name: r.name,
-  url: r.url,
+  ...destinationOf(r),
   topics: JSON.parse(r.topics) as Topic[],
   enabled: r.enabled === 1,
   disabledReason: r.disabled_reason,
@@ -73,6 +91,21 @@ export const toTarget = (r: WebhooksTable): TargetRow => ({
   ratePerSecond: r.rate_per_second === null ? null : Number(r.rate_per_second),
 });
 
+/** A broker target keeps '' in the NOT NULL url column (migration 017); everything else as stored. */
+const destinationOf = (r: WebhooksTable): Destination => {
+  const type = (r.type ?? 'https') as TargetType;
+  return {
+    type,
+    url: type === 'https' ? r.url : null,
+    broker: r.broker ?? null,
+    subject: r.subject ?? null,
+    exchange: r.exchange ?? null,
+    routingKey: r.routing_key ?? null,
+    stream: r.stream ?? null,
+    maxLength: r.max_length === null || r.max_length === undefined ? null : Number(r.max_length),
+  };
+};
+
 const jsonOrNull = (list: readonly string[] | null): string | null => (list === null ? null : JSON.stringify(list));
 
 export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<void> {
@@ -81,7 +114,7 @@ export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<vo
     .values({
       id: t.id,
       name: t.name,
-      url: t.url,
+      url: t.url ?? '',
       topics: JSON.stringify(t.topics),
       enabled: t.enabled ? 1 : 0,
       disabled_reason: t.disabledReason,
@@ -106,13 +139,13 @@ export async function insertTarget(db: Kysely<Tables>, t: TargetRow): Promise<vo
       rate_per_second: t.ratePerSecond,
       rate_window: null,
       rate_used: 0,
-      type: 'https',
-      broker: null,
-      subject: null,
-      exchange: null,
-      routing_key: null,
-      stream: null,
-      max_length: null,
+      type: t.type,
+      broker: t.broker,
+      subject: t.subject,
+      exchange: t.exchange,
+      routing_key: t.routingKey,
+      stream: t.stream,
+      max_length: t.maxLength,
     })
     .execute();
 }
@@ -146,12 +179,19 @@ export async function subscribedTargets(db: Kysely<Tables>, topic: Topic): Promi
 export async function updateTarget(
   db: Kysely<Tables>,
   id: string,
-  patch: Partial<Pick<TargetRow, 'name' | 'url' | 'topics' | 'enabled' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt' | keyof Subscription | keyof ReceiverSettings>>,
+  patch: Partial<Pick<TargetRow, 'name' | 'topics' | 'enabled' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt' | keyof Subscription | keyof ReceiverSettings | keyof Destination>>,
   now: number,
 ): Promise<boolean> {
   const set: Partial<WebhooksTable> = { updated_at: now };
   if (patch.name !== undefined) set.name = patch.name;
-  if (patch.url !== undefined) set.url = patch.url;
+  if (patch.url !== undefined) set.url = patch.url ?? '';
+  if (patch.type !== undefined) set.type = patch.type;
+  if (patch.broker !== undefined) set.broker = patch.broker;
+  if (patch.subject !== undefined) set.subject = patch.subject;
+  if (patch.exchange !== undefined) set.exchange = patch.exchange;
+  if (patch.routingKey !== undefined) set.routing_key = patch.routingKey;
+  if (patch.stream !== undefined) set.stream = patch.stream;
+  if (patch.maxLength !== undefined) set.max_length = patch.maxLength;
   if (patch.topics !== undefined) set.topics = JSON.stringify(patch.topics);
   if (patch.secretSealed !== undefined) set.secret_sealed = patch.secretSealed;
   if (patch.previousSecretSealed !== undefined) set.previous_secret_sealed = patch.previousSecretSealed;

@@ -8,6 +8,7 @@ import type { SecretBox } from '../lib/crypto.js';
 import type { Outbox } from './outbox.js';
 import { hmacKey, isStandardSecret, newKeyPair, openPrivateKey, SECRET_PREFIX, type SigningKeys } from './signing.js';
 import { checkStaticHeaders, sealStaticHeaders } from './static-headers.js';
+import { checkHeadersFor, resolveDestination, type DestinationInput } from './target-destination.js';
 import { deleteTarget, findTarget, insertTarget, updateTarget, type ReceiverSettings, type SignatureAlgorithm, type SignatureScheme, type Subscription, type TargetRow } from './targets-store.js';
 import { killTargetJobs } from './queue/kill-target-jobs.js';
 import { markOrdered, releaseHeld } from './queue/release-held.js';
@@ -55,9 +56,9 @@ export interface ReceiverInput {
   rateLimit?: { perSecond: number } | null;
 }
 
-export interface TargetInput extends Partial<Subscription>, ReceiverInput {
+/** `url` for an https target; a broker target names its broker and the place in it instead (SPEC §14). */
+export interface TargetInput extends Partial<Subscription>, ReceiverInput, DestinationInput {
   name: string;
-  url: string;
   topics: Topic[];
   enabled?: boolean;
 }
@@ -120,16 +121,18 @@ export async function createTarget(ctx: Context, input: TargetInput, checkFilter
   const signatureScheme = input.signatureScheme ?? 'svc';
   const signatureAlgorithm = input.signatureAlgorithm ?? 'hmac-sha256';
   checkAlgorithm(signatureScheme, signatureAlgorithm);
+  const destination = resolveDestination(input, null, ctx.config.brokers);
   const headers = input.headers ? checkStaticHeaders(input.headers) : null;
+  checkHeadersFor(destination.type, Object.keys(headers ?? {}));
   await checkSubscription(subscription, checkFilter);
-  await checkUrl(ctx, input.url, enabled);
+  if (destination.type === 'https') await checkUrl(ctx, destination.url!, enabled);
   const now = ctx.clock.now();
   const id = newId('wh', now);
   const material = newMaterial(ctx, id, signatureAlgorithm);
   const row: TargetRow = {
     id,
     name: input.name,
-    url: input.url,
+    ...destination,
     topics: [...new Set(input.topics)],
     enabled,
     disabledReason: enabled ? null : 'manual',
@@ -182,7 +185,7 @@ function receiverPatch(ctx: Context, current: TargetRow, patch: ReceiverInput): 
 
 export async function patchTarget(ctx: Context, id: string, patch: Partial<TargetInput>, checkFilter: FilterCheck): Promise<TargetWithMaterial> {
   const current = await requireTarget(ctx, id);
-  const url = patch.url ?? current.url;
+  const destination = resolveDestination(patch, current, ctx.config.brokers);
   const enabled = patch.enabled ?? current.enabled;
   const subscription: Partial<Subscription> = {
     collections: unique(patch.collections),
@@ -198,12 +201,14 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
   };
   await checkSubscription(next, checkFilter);
   const receiver = receiverPatch(ctx, current, patch);
+  checkHeadersFor(destination.type, Object.keys(patch.headers === undefined ? (current.headersShown ?? {}) : (patch.headers ?? {})));
   // Re-check when the URL changes or the target is switched on: both can make a live destination private.
-  if (patch.url !== undefined || (enabled && !current.enabled)) await checkUrl(ctx, url, enabled);
+  const urlChanged = destination.type === 'https' && (patch.url !== undefined || current.type !== 'https');
+  if (destination.type === 'https' && (urlChanged || (enabled && !current.enabled))) await checkUrl(ctx, destination.url!, enabled);
   const topics = patch.topics ? [...new Set(patch.topics)] : undefined;
   const now = Math.max(ctx.clock.now(), current.updatedAt);
   await ctx.database.db.transaction().execute(async (trx) => {
-    await updateTarget(trx, id, { name: patch.name, url: patch.url, topics, enabled: patch.enabled, ...subscription, ...receiver.set }, now);
+    await updateTarget(trx, id, { name: patch.name, ...destination, topics, enabled: patch.enabled, ...subscription, ...receiver.set }, now);
     // Ordering switched off: nothing waits for an older job any more.
     if (current.ordering === 'record' && next.ordering === 'none') await releaseHeld(trx, { now, webhookId: id });
     // Switched on: what is already queued holds its record's place for the writes to come.

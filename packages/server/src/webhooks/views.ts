@@ -9,7 +9,15 @@ import type { TargetRow } from './targets-store.js';
 export const targetView = (t: TargetRow) => ({
   id: t.id,
   name: t.name,
+  type: t.type,
+  // Where it delivers (SPEC §14): a URL, or a broker by name and a place in it; null where the type has none.
   url: t.url,
+  broker: t.broker,
+  subject: t.subject,
+  exchange: t.exchange,
+  routingKey: t.routingKey,
+  stream: t.stream,
+  maxLength: t.maxLength,
   topics: t.topics,
   enabled: t.enabled,
   disabledReason: t.disabledReason,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { Context } from '../../context.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
@@ -10,7 +10,7 @@ import { listTargets } from '../../webhooks/targets-store.js';
 import type { Outbox } from '../../webhooks/outbox.js';
 import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest, type FilterCheck } from '../../webhooks/targets.js';
 import { presentTarget } from '../present.js';
-import { ListQuery, RateLimit, SignatureAlgorithm, SignatureScheme, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
+import { ListQuery, RateLimit, SignatureAlgorithm, SignatureScheme, TargetTypeSchema, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
 import type { TargetWithMaterial } from '../../webhooks/targets.js';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: idPattern('wh').source }) });
@@ -18,6 +18,20 @@ const security = [{ adminSession: [], csrfToken: [] }];
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Topics = Type.Array(TopicSchema, { minItems: 1, maxItems: 16 });
+const orNull = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+// SPEC §14's destination: `url` for https, a broker by name and the place in it for the others. Which fields go with
+// which type, and what a subject, key or stream may hold, is checked in webhooks/target-destination.ts (each refusal
+// at its own path); the schema bounds only what could not be one at all.
+const Destination = {
+  type: Type.Optional(TargetTypeSchema),
+  url: orNull(Url),
+  broker: orNull(Type.String({ minLength: 1, maxLength: 32 })),
+  subject: orNull(Type.String({ minLength: 1, maxLength: 255 })),
+  exchange: orNull(Type.String({ maxLength: 255 })),
+  routingKey: orNull(Type.String({ maxLength: 255 })),
+  stream: orNull(Type.String({ minLength: 1, maxLength: 512 })),
+  maxLength: orNull(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 })),
+};
 // SPEC §9's subscription fields; null clears one (all collections, no filter, any change).
 const Subscription = {
   collections: Type.Optional(Type.Union([Type.Array(Type.String({ pattern: COLLECTION_NAME.source, maxLength: 63 }), { minItems: 1, maxItems: 100 }), Type.Null()])),
@@ -46,10 +60,10 @@ export const adminWebhookRoutes =
     app.post('/admin/v1/webhooks', {
       schema: {
         operationId: 'createWebhook',
-        summary: 'Register a webhook target; the signing secret appears in this answer only (an ed25519 target: its public key, in every answer)',
+        summary: 'Register a webhook target (HTTPS, or a NATS, RabbitMQ or Redis broker the operator configured); the signing secret appears in this answer only (an ed25519 target: its public key, in every answer)',
         tags: ['webhooks'],
         security,
-        body: Type.Object({ name: Name, url: Url, topics: Topics, enabled: Type.Optional(Type.Boolean()), ...Subscription, ...Receiver }, { additionalProperties: false }),
+        body: Type.Object({ name: Name, ...Destination, topics: Topics, enabled: Type.Optional(Type.Boolean()), ...Subscription, ...Receiver }, { additionalProperties: false }),
         response: { 201: ref(WebhookWithSecret), ...errorResponses(401, 403, 413, 415, 422) },
       },
     }, async (request, reply) => {
@@ -71,12 +85,12 @@ export const adminWebhookRoutes =
     app.patch('/admin/v1/webhooks/:id', {
       schema: {
         operationId: 'updateWebhook',
-        summary: 'Change name, url, topics, enabled, the subscription or the receiver settings (enabling or a new URL re-checks the destination; a new signatureAlgorithm answers the new secret once)',
+        summary: 'Change name, the destination (type, url or broker fields), topics, enabled, the subscription or the receiver settings (enabling or a new URL re-checks the destination; a new signatureAlgorithm answers the new secret once)',
         tags: ['webhooks'],
         security,
         params: IdParams,
         body: Type.Object(
-          { name: Type.Optional(Name), url: Type.Optional(Url), topics: Type.Optional(Topics), enabled: Type.Optional(Type.Boolean()), ...Subscription, ...Receiver },
+          { name: Type.Optional(Name), ...Destination, topics: Type.Optional(Topics), enabled: Type.Optional(Type.Boolean()), ...Subscription, ...Receiver },
           { additionalProperties: false },
         ),
         response: { 200: ref(WebhookWithSecret), ...errorResponses(401, 403, 404, 409, 413, 415, 422) },

@@ -52,7 +52,8 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
   const timestamp = Math.floor(startedAt / 1000);
   const outcome = await deps.sender.send(
     {
-      url: target.url,
+      // A broker target (SPEC §14) has no URL, and no sender here yet: refused as a URL that is not one.
+      url: target.url ?? '',
       body: job.body,
       // The target's own headers first: none of their names can be one of svc's (static-headers.ts refuses them).
       headers: {
