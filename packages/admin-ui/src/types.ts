@@ -67,6 +67,18 @@ export interface ApiToken {
   token?: string;
 }
 
+/** An admin token (SPEC §16): `token` only in the answer that created it. */
+export interface AdminToken {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  /** The creating admin's id, or `cli`. */
+  createdBy: string;
+  token?: string;
+}
+
 export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead', 'collection.deleted'] as const;
 
 /** SPEC §13: which headers sign a delivery, and with what. ed25519 goes with "standard" only. */

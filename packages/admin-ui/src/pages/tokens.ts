@@ -9,6 +9,7 @@ import { pager } from '../ui/pager.js';
 import { oneTimeSecret } from '../ui/secret.js';
 import { tokenScopes } from '../token-scopes.js';
 import type { ApiToken, Page } from '../types.js';
+import { adminTokensSection } from './admin-tokens.js';
 import { badge, card, loading, pageHeader, table } from './common.js';
 
 const DRAFT = 'token-create';
@@ -71,7 +72,8 @@ export function tokensPage(ctx: PageContext): HTMLElement {
       reveal.scrollIntoView({ block: 'nearest' });
       (reveal.querySelector('button') as HTMLButtonElement | null)?.focus();
       void load();
-    }));
+    }),
+    adminTokensSection(ctx));
 }
 
 function createForm(onCreated: (token: ApiToken) => void): HTMLElement {
