@@ -139,7 +139,7 @@ export interface webhooks {
         put?: never;
         /**
          * A record was created
-         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this for both schemes), then de-duplicate by the delivery id: delivery is at least once. The target's static `headers` (an API key, say) come with every attempt.
          */
         post: operations["receiveRecordCreated"];
         delete?: never;
@@ -159,7 +159,7 @@ export interface webhooks {
         put?: never;
         /**
          * A record was changed (`previous` is the record before)
-         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this for both schemes), then de-duplicate by the delivery id: delivery is at least once. The target's static `headers` (an API key, say) come with every attempt.
          */
         post: operations["receiveRecordUpdated"];
         delete?: never;
@@ -179,7 +179,7 @@ export interface webhooks {
         put?: never;
         /**
          * A record was deleted (`record` is its last state)
-         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this for both schemes), then de-duplicate by the delivery id: delivery is at least once. The target's static `headers` (an API key, say) come with every attempt.
          */
         post: operations["receiveRecordDeleted"];
         delete?: never;
@@ -199,7 +199,7 @@ export interface webhooks {
         put?: never;
         /**
          * A test delivery, sent by POST /admin/v1/webhooks/{id}/test
-         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this for both schemes), then de-duplicate by the delivery id: delivery is at least once. The target's static `headers` (an API key, say) come with every attempt.
          */
         post: operations["receiveWebhookTest"];
         delete?: never;
@@ -219,7 +219,7 @@ export interface webhooks {
         put?: never;
         /**
          * svc disabled a target (after failures, or on a 410 answer); never sent to that target
-         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this for both schemes), then de-duplicate by the delivery id: delivery is at least once. The target's static `headers` (an API key, say) come with every attempt.
          */
         post: operations["receiveWebhookDisabled"];
         delete?: never;
@@ -239,7 +239,7 @@ export interface webhooks {
         put?: never;
         /**
          * A delivery job ended dead; never sent to its own target, never for an operational event
-         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this for both schemes), then de-duplicate by the delivery id: delivery is at least once. The target's static `headers` (an API key, say) come with every attempt.
          */
         post: operations["receiveDeliveryDead"];
         delete?: never;
@@ -259,7 +259,7 @@ export interface webhooks {
         put?: never;
         /**
          * A collection was deleted, with its records (no record.deleted is sent for them); narrowed by a target's `collections` only
-         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this), then de-duplicate by `Svc-Delivery`: delivery is at least once.
+         * @description svc POSTs this to the target URL for every event of a subscribed topic, signed afresh for every attempt; the body bytes never change between attempts. Verify the signature over the raw body before parsing (svc-sdk/verify does this for both schemes), then de-duplicate by the delivery id: delivery is at least once. The target's static `headers` (an API key, say) come with every attempt.
          */
         post: operations["receiveCollectionDeleted"];
         delete?: never;
@@ -1345,12 +1345,18 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
-                "Svc-Delivery": string;
-                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
-                "Svc-Timestamp": string;
-                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
-                "Svc-Signature": string;
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Delivery"?: string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Timestamp"?: string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Signature"?: string;
+                /** @description The delivery's id (`del_…`, the same as `Svc-Delivery`): de-duplicate by it. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-id"?: string;
+                /** @description Unix seconds when this attempt was signed. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-timestamp"?: string;
+                /** @description Space-separated entries, newest first during a rotation: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64 decoding of the secret after `whsec_`; or, for an `ed25519` target, `v1a,` and the base64 ed25519 signature of the same message, verified with the target's `publicKey` (`whpk_…`). Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-signature"?: string;
                 "User-Agent": "svc-webhooks/1";
             };
             path?: never;
@@ -1398,12 +1404,18 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
-                "Svc-Delivery": string;
-                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
-                "Svc-Timestamp": string;
-                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
-                "Svc-Signature": string;
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Delivery"?: string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Timestamp"?: string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Signature"?: string;
+                /** @description The delivery's id (`del_…`, the same as `Svc-Delivery`): de-duplicate by it. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-id"?: string;
+                /** @description Unix seconds when this attempt was signed. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-timestamp"?: string;
+                /** @description Space-separated entries, newest first during a rotation: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64 decoding of the secret after `whsec_`; or, for an `ed25519` target, `v1a,` and the base64 ed25519 signature of the same message, verified with the target's `publicKey` (`whpk_…`). Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-signature"?: string;
                 "User-Agent": "svc-webhooks/1";
             };
             path?: never;
@@ -1451,12 +1463,18 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
-                "Svc-Delivery": string;
-                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
-                "Svc-Timestamp": string;
-                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
-                "Svc-Signature": string;
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Delivery"?: string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Timestamp"?: string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Signature"?: string;
+                /** @description The delivery's id (`del_…`, the same as `Svc-Delivery`): de-duplicate by it. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-id"?: string;
+                /** @description Unix seconds when this attempt was signed. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-timestamp"?: string;
+                /** @description Space-separated entries, newest first during a rotation: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64 decoding of the secret after `whsec_`; or, for an `ed25519` target, `v1a,` and the base64 ed25519 signature of the same message, verified with the target's `publicKey` (`whpk_…`). Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-signature"?: string;
                 "User-Agent": "svc-webhooks/1";
             };
             path?: never;
@@ -1504,12 +1522,18 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
-                "Svc-Delivery": string;
-                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
-                "Svc-Timestamp": string;
-                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
-                "Svc-Signature": string;
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Delivery"?: string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Timestamp"?: string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Signature"?: string;
+                /** @description The delivery's id (`del_…`, the same as `Svc-Delivery`): de-duplicate by it. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-id"?: string;
+                /** @description Unix seconds when this attempt was signed. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-timestamp"?: string;
+                /** @description Space-separated entries, newest first during a rotation: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64 decoding of the secret after `whsec_`; or, for an `ed25519` target, `v1a,` and the base64 ed25519 signature of the same message, verified with the target's `publicKey` (`whpk_…`). Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-signature"?: string;
                 "User-Agent": "svc-webhooks/1";
             };
             path?: never;
@@ -1557,12 +1581,18 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
-                "Svc-Delivery": string;
-                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
-                "Svc-Timestamp": string;
-                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
-                "Svc-Signature": string;
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Delivery"?: string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Timestamp"?: string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Signature"?: string;
+                /** @description The delivery's id (`del_…`, the same as `Svc-Delivery`): de-duplicate by it. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-id"?: string;
+                /** @description Unix seconds when this attempt was signed. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-timestamp"?: string;
+                /** @description Space-separated entries, newest first during a rotation: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64 decoding of the secret after `whsec_`; or, for an `ed25519` target, `v1a,` and the base64 ed25519 signature of the same message, verified with the target's `publicKey` (`whpk_…`). Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-signature"?: string;
                 "User-Agent": "svc-webhooks/1";
             };
             path?: never;
@@ -1610,12 +1640,18 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
-                "Svc-Delivery": string;
-                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
-                "Svc-Timestamp": string;
-                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
-                "Svc-Signature": string;
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Delivery"?: string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Timestamp"?: string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Signature"?: string;
+                /** @description The delivery's id (`del_…`, the same as `Svc-Delivery`): de-duplicate by it. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-id"?: string;
+                /** @description Unix seconds when this attempt was signed. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-timestamp"?: string;
+                /** @description Space-separated entries, newest first during a rotation: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64 decoding of the secret after `whsec_`; or, for an `ed25519` target, `v1a,` and the base64 ed25519 signature of the same message, verified with the target's `publicKey` (`whpk_…`). Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-signature"?: string;
                 "User-Agent": "svc-webhooks/1";
             };
             path?: never;
@@ -1663,12 +1699,18 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. */
-                "Svc-Delivery": string;
-                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). */
-                "Svc-Timestamp": string;
-                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. */
-                "Svc-Signature": string;
+                /** @description The delivery's id, the envelope's `id`: de-duplicate by it. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Delivery"?: string;
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (300 s by default). Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Timestamp"?: string;
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<Svc-Timestamp>.<raw body>`, keyed with the whole `whsec_…` secret; during a secret rotation two entries, newest first, separated by a space. Sent when the target's `signatureScheme` is `svc` (the default) or `both`. */
+                "Svc-Signature"?: string;
+                /** @description The delivery's id (`del_…`, the same as `Svc-Delivery`): de-duplicate by it. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-id"?: string;
+                /** @description Unix seconds when this attempt was signed. Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-timestamp"?: string;
+                /** @description Space-separated entries, newest first during a rotation: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64 decoding of the secret after `whsec_`; or, for an `ed25519` target, `v1a,` and the base64 ed25519 signature of the same message, verified with the target's `publicKey` (`whpk_…`). Standard Webhooks: sent when the target's `signatureScheme` is `standard` or `both`; any Standard Webhooks library verifies it with the secret as shown. */
+                "webhook-signature"?: string;
                 "User-Agent": "svc-webhooks/1";
             };
             path?: never;
