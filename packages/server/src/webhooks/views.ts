@@ -47,6 +47,9 @@ export const jobView = (j: DeliveryJobsTable) => ({
   attemptCount: j.attempt_count,
   nextAttemptAt: j.state === 'pending' || j.state === 'held' ? iso(j.next_attempt_at) : null,
   lastError: j.last_error_code === null ? null : { code: j.last_error_code, message: j.last_error_message ?? '' },
+  // What holds a pending job back (SPEC §17): the admin list knows its target's state and says target_disabled; a
+  // job an operational event carries (dead, or just made) is never held.
+  heldBy: null as 'target_disabled' | null,
   createdAt: iso(j.created_at),
   updatedAt: iso(j.updated_at),
 });

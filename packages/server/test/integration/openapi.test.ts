@@ -44,7 +44,9 @@ describe('OpenAPI documents', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/admin/v1/webhooks', '/admin/v1/deliveries/{id}/retry', '/admin/v1/api/schema', '/admin/v1/session']));
     expect(Object.keys(doc.paths).every((p) => p.startsWith('/admin/v1/'))).toBe(true);
-    expect(doc.paths['/admin/v1/webhooks'].post.security).toEqual([{ adminSession: [], csrfToken: [] }]);
+    // The session and its CSRF token, or an admin token with the scope the route needs (SPEC §16).
+    expect(doc.paths['/admin/v1/webhooks'].post.security).toEqual([{ adminSession: [], csrfToken: [] }, { adminToken: ['admin:webhooks'] }]);
+    expect(doc.paths['/admin/v1/admin-tokens'].post.security).toEqual([{ adminSession: [], csrfToken: [] }]);
   });
 
   it('capabilities publish the limits in force', async () => {
