@@ -1,14 +1,12 @@
-import type { AttemptOutcome, DeliveryRequest } from '../http-client.js';
 import { NO_TRACE, type AttemptTrace } from '../connection-trace.js';
 import type { AttemptResult } from '../decision.js';
 import type { HeldJob } from '../queue/job.js';
+import type { AttemptOutcome, DeliverySender } from '../senders/sender.js';
 import { signatureHeaders } from '../signing.js';
 import type { TargetRow } from '../targets-store.js';
 import type { OpenedTarget, SecretCache } from './secret-cache.js';
 
-export interface DeliverySender {
-  send(req: DeliveryRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
-}
+export type { DeliverySender } from '../senders/sender.js';
 
 /** The facts of one attempt: what the decision needs, and what the attempt's record keeps. */
 export interface AttemptFacts {
@@ -50,25 +48,27 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
     return notAttempted('secret-unavailable');
   }
   const timestamp = Math.floor(startedAt / 1000);
-  const outcome = await deps.sender.send(
+  // The same message for every kind of destination: an HTTPS request's headers, a broker message's (SPEC §14).
+  const outcome = await deps.sender.deliver(
+    target,
     {
-      // A broker target (SPEC §14) has no URL, and no sender here yet: refused as a URL that is not one.
-      url: target.url ?? '',
+      id: job.id,
       body: job.body,
       // The target's own headers first: none of their names can be one of svc's (static-headers.ts refuses them).
       headers: {
         ...opened.headers,
         'content-type': 'application/json',
-        'user-agent': 'svc-webhooks/1',
         ...signatureHeaders(target.signatureScheme, opened.signing, job.id, timestamp, job.body),
       },
     },
     signal,
   );
   if (signal.aborted) return notAttempted('shutdown');
-  const result: AttemptResult =
-    outcome.kind === 'response'
-      ? { kind: 'response', statusCode: outcome.statusCode, retryAfterSeconds: outcome.retryAfterSeconds }
-      : { kind: 'failure', code: outcome.code, message: outcome.message };
-  return { result, startedAt, durationMs: outcome.durationMs, snippet: outcome.kind === 'response' ? outcome.snippet : '', trace: outcome.trace ?? NO_TRACE };
+  return { result: resultOf(outcome), startedAt, durationMs: outcome.durationMs, snippet: outcome.kind === 'failure' ? '' : outcome.snippet, trace: outcome.trace ?? NO_TRACE };
 }
+
+const resultOf = (outcome: AttemptOutcome): AttemptResult => {
+  if (outcome.kind === 'response') return { kind: 'response', statusCode: outcome.statusCode, retryAfterSeconds: outcome.retryAfterSeconds };
+  if (outcome.kind === 'accepted') return { kind: 'accepted' };
+  return { kind: 'failure', code: outcome.code, message: outcome.message };
+};
