@@ -1,6 +1,7 @@
 /**
  * svc-sdk: the typed client for svc's public API (`/api/v1`). The types come from the OpenAPI document svc
- * publishes (src/client/openapi.ts, generated); the receiver library is the separate entry point `svc-sdk/verify`.
+ * publishes (src/client/openapi.ts, generated); the receiver library is the separate entry point `svc-sdk/verify`,
+ * and the admin API's client (admin tokens) is `svc-sdk/admin` (src/client/admin.ts), which this file never imports.
  */
 export { createClient, type Capabilities, type ClientOptions, type OpenApiDocument, type SvcClient } from './client.js';
 export {
