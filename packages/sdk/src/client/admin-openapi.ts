@@ -263,7 +263,7 @@ export interface paths {
         /** List webhook targets */
         get: operations["listWebhooks"];
         put?: never;
-        /** Register a webhook target; the signing secret appears in this answer only (an ed25519 target: its public key, in every answer) */
+        /** Register a webhook target (HTTPS, or a NATS, RabbitMQ or Redis broker the operator configured); the signing secret appears in this answer only (an ed25519 target: its public key, in every answer) */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -286,7 +286,7 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change name, url, topics, enabled, the subscription or the receiver settings (enabling or a new URL re-checks the destination; a new signatureAlgorithm answers the new secret once) */
+        /** Change name, the destination (type, url or broker fields), topics, enabled, the subscription or the receiver settings (enabling or a new URL re-checks the destination; a new signatureAlgorithm answers the new secret once) */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -753,7 +753,22 @@ export interface components {
         Webhook: {
             id: string;
             name: string;
-            url: string;
+            /** @description Where deliveries go: `https` (POST to `url`) or into a broker the operator configured (SVC_BROKERS): NATS JetStream, RabbitMQ or Redis Streams. */
+            type: "https" | "nats" | "rabbitmq" | "redis";
+            /** @description https: the receiver's URL; null for a broker target. */
+            url: string | null;
+            /** @description A broker target: the configured broker's name (never its address). */
+            broker: string | null;
+            /** @description nats: the subject published to; `{collection}` and `{topic}` replaced per event (a topic adds a token per dot). */
+            subject: string | null;
+            /** @description rabbitmq: the exchange published to (`""`: the default exchange, routing by queue name). */
+            exchange: string | null;
+            /** @description rabbitmq: the routing key; `{collection}` and `{topic}` replaced per event; null: empty. */
+            routingKey: string | null;
+            /** @description redis: the stream key XADD appends to; `{collection}` and `{topic}` replaced per event. */
+            stream: string | null;
+            /** @description redis: the stream is trimmed to about this many entries (`MAXLEN ~`); null: never trimmed. */
+            maxLength: number | null;
             topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead" | "collection.deleted")[];
             enabled: boolean;
             /** @description Only record events of these collections; null: all. */
@@ -789,7 +804,22 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             name: string;
-            url: string;
+            /** @description Where deliveries go: `https` (POST to `url`) or into a broker the operator configured (SVC_BROKERS): NATS JetStream, RabbitMQ or Redis Streams. */
+            type: "https" | "nats" | "rabbitmq" | "redis";
+            /** @description https: the receiver's URL; null for a broker target. */
+            url: string | null;
+            /** @description A broker target: the configured broker's name (never its address). */
+            broker: string | null;
+            /** @description nats: the subject published to; `{collection}` and `{topic}` replaced per event (a topic adds a token per dot). */
+            subject: string | null;
+            /** @description rabbitmq: the exchange published to (`""`: the default exchange, routing by queue name). */
+            exchange: string | null;
+            /** @description rabbitmq: the routing key; `{collection}` and `{topic}` replaced per event; null: empty. */
+            routingKey: string | null;
+            /** @description redis: the stream key XADD appends to; `{collection}` and `{topic}` replaced per event. */
+            stream: string | null;
+            /** @description redis: the stream is trimmed to about this many entries (`MAXLEN ~`); null: never trimmed. */
+            maxLength: number | null;
             topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead" | "collection.deleted")[];
             enabled: boolean;
             /** @description Only record events of these collections; null: all. */
@@ -3261,7 +3291,15 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    url: string;
+                    /** @description Where deliveries go: `https` (POST to `url`) or into a broker the operator configured (SVC_BROKERS): NATS JetStream, RabbitMQ or Redis Streams. */
+                    type?: "https" | "nats" | "rabbitmq" | "redis";
+                    url?: string | null;
+                    broker?: string | null;
+                    subject?: string | null;
+                    exchange?: string | null;
+                    routingKey?: string | null;
+                    stream?: string | null;
+                    maxLength?: number | null;
                     topics: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead" | "collection.deleted")[];
                     enabled?: boolean;
                     collections?: string[] | null;
@@ -3529,7 +3567,15 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    url?: string;
+                    /** @description Where deliveries go: `https` (POST to `url`) or into a broker the operator configured (SVC_BROKERS): NATS JetStream, RabbitMQ or Redis Streams. */
+                    type?: "https" | "nats" | "rabbitmq" | "redis";
+                    url?: string | null;
+                    broker?: string | null;
+                    subject?: string | null;
+                    exchange?: string | null;
+                    routingKey?: string | null;
+                    stream?: string | null;
+                    maxLength?: number | null;
                     topics?: ("record.created" | "record.updated" | "record.deleted" | "webhook.test" | "webhook.disabled" | "delivery.dead" | "collection.deleted")[];
                     enabled?: boolean;
                     collections?: string[] | null;
