@@ -19,6 +19,8 @@ import { MAX_PARAM_LENGTH, clientErrorHandler, errorHandler, frameworkErrorHandl
 import { requestIdFor } from './http/request-id.js';
 import { installResponseCheck } from './http/response-check.js';
 import { securityHeaders } from './http/security-headers.js';
+import { registerTracingHooks } from './http/tracing-hooks.js';
+import { tracing } from './tracing/tracing.js';
 import { adminAdminRoutes } from './http/routes/admin-admins.js';
 import { adminAdminTokenRoutes } from './http/routes/admin-admin-tokens.js';
 import { adminCollectionRoutes } from './http/routes/admin-collections.js';
@@ -188,6 +190,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     request.log[level]({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });
+  // Server spans, only when tracing is on (SPEC §15).
+  registerTracingHooks(app);
   app.setErrorHandler(errorHandler);
   if (options.responseViolations) installResponseCheck(app, options.responseViolations);
   registerNotFound(app);
@@ -226,7 +230,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   await app.register(healthRoutes(ctx, registry));
   await app.register(discoveryRoutes(ctx));
-  const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null);
+  const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null, tracing());
   await app.register(recordRoutes(ctx, outbox));
   await app.register(batchRoutes(ctx, outbox));
   const feed = createFeedRuntime(ctx, options.streamTiming);

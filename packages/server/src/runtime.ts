@@ -19,6 +19,7 @@ import type { Resolver } from './lib/resolver.js';
 import { createDeliveryResolver } from './webhooks/dns-resolver.js';
 import { registerWebhookMetrics } from './webhooks/metrics.js';
 import { startMaintenance } from './maintenance.js';
+import { startTracing } from './tracing/tracing.js';
 import { registerRetentionMetrics, startRetention } from './retention.js';
 import { DeliveryWorker, type DeliverySender } from './webhooks/worker/worker.js';
 import type { FastifyInstance } from 'fastify';
@@ -131,6 +132,8 @@ export interface Running {
 
 /** `svc serve` (API + worker), `svc serve --no-worker`, `svc worker`: the same parts, some left out. */
 export async function startProcess(ctx: Context, parts: { api: boolean; worker: boolean; sender?: DeliverySender }): Promise<Running> {
+  // First: a bad OTEL_* value stops the start before anything runs; without an endpoint nothing of OTel is loaded.
+  const tracing = await startTracing(process.env, ctx.logger);
   const registry = createRegistry();
   const metrics = registerWebhookMetrics(registry, ctx.database);
   let worker: DeliveryWorker | null = null;
@@ -173,6 +176,8 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
       if (worker) await worker.stop();
       if (client) await client.close();
       await ctx.database.close();
+      // Last: the spans of everything above are exported before the process ends.
+      await tracing.shutdown();
     },
   };
 }

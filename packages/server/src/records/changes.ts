@@ -47,6 +47,7 @@ export async function createManyInTransaction(
 ): Promise<Written[]> {
   const records = creates.map(({ collection, data }): StoredRecord => ({ id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now }));
   await insertRecords(trx, records);
+  for (const r of records) outbox.tracer?.note({ 'svc.collection': r.collection, 'svc.record.id': r.id });
   const json = records.map(recordJson);
   const occurredAt = iso(now);
   const events = creates.map(({ collection }, i) =>
@@ -67,6 +68,7 @@ export async function patchInTransaction(
   clockNow: number,
 ): Promise<Written> {
   const { id, data, ifMatch } = change;
+  outbox.tracer?.note({ 'svc.collection': collection.name, 'svc.record.id': id });
   const before = await findRecord(trx, collection.name, id);
   if (!before) throw new AppError('not_found', 'No such record in this collection.');
   if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
@@ -98,6 +100,7 @@ export async function removeInTransaction(
   now: number,
 ): Promise<Enqueued> {
   const { id, ifMatch } = change;
+  outbox.tracer?.note({ 'svc.collection': collection.name, 'svc.record.id': id });
   const before = await findRecord(trx, collection.name, id);
   if (!before) throw new AppError('not_found', 'No such record in this collection.');
   if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
@@ -105,6 +108,10 @@ export async function removeInTransaction(
   const event = judged(collection, { topic: 'record.deleted' as const, collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } });
   return outbox.enqueue(trx, event, now);
 }
+
+/** `fn` in the span of a write's transaction: its records (`svc.collection`, `svc.record.id`), their event and jobs. */
+const transaction = <T>(outbox: Outbox, fn: () => Promise<T>): Promise<T> => (outbox.tracer ? outbox.tracer.inSpan('svc.transaction', fn) : fn());
+const bound = <A extends unknown[], R>(outbox: Outbox, fn: (...args: A) => R): ((...args: A) => R) => (outbox.tracer ? outbox.tracer.bind(fn) : fn);
 
 export interface Idempotency {
   tokenId: string;
@@ -131,7 +138,8 @@ export async function writeOnce<T>(
   work: (trx: Kysely<Tables>, now: number) => Promise<{ status: number; value: T; jobs: ReadonlyArray<Enqueued | null> }>,
 ): Promise<Replayable<T>> {
   const attempt = async (): Promise<Replayable<T> & { jobs: ReadonlyArray<Enqueued | null> }> =>
-    ctx.database.write(async (trx) => {
+    // Bound to the transaction span: a group commit may run this write from another request's turn of the loop.
+    ctx.database.write(bound(outbox, async (trx: Kysely<Tables>) => {
       const now = ctx.clock.now();
       if (idempotency) {
         const seen = await findIdempotent(trx, idempotency.tokenId, idempotency.key, now);
@@ -146,15 +154,17 @@ export async function writeOnce<T>(
         await saveIdempotent(trx, idempotency.tokenId, idempotency.key, stored, now);
       }
       return { ...done, replayed: false };
-    });
-  let result: Replayable<T> & { jobs: ReadonlyArray<Enqueued | null> };
-  try {
-    result = await attempt();
-  } catch (err) {
-    // Two requests with one key raced: the loser's insert hit the key's primary key; the winner's answer is now readable.
-    if (idempotency && ctx.database.caps.isUniqueViolation(err)) result = await attempt();
-    else throw err;
-  }
+    }));
+  // The write's transaction span (SPEC §15), a child of the request's: the records it wrote are noted on it.
+  const result = await transaction(outbox, async () => {
+    try {
+      return await attempt();
+    } catch (err) {
+      // Two requests with one key raced: the loser's insert hit the key's primary key; the winner's answer is now readable.
+      if (idempotency && ctx.database.caps.isUniqueViolation(err)) return await attempt();
+      throw err;
+    }
+  });
   await outbox.committed(result.jobs);
   return { status: result.status, value: result.value, replayed: result.replayed };
 }
@@ -189,12 +199,12 @@ export async function getRecord(ctx: Context, collection: string, id: string): P
 
 export async function patchRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, data: Record<string, unknown>, ifMatch: number | null): Promise<RecordJson> {
   checkData(collection, data, true);
-  const written = await ctx.database.write((trx) => patchInTransaction(trx, outbox, collection, { id, data, ifMatch }, ctx.clock.now()));
+  const written = await transaction(outbox, () => ctx.database.write(bound(outbox, (trx: Kysely<Tables>) => patchInTransaction(trx, outbox, collection, { id, data, ifMatch }, ctx.clock.now()))));
   await outbox.committed([written.jobs]);
   return written.record;
 }
 
 export async function removeRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, ifMatch: number | null): Promise<void> {
-  const jobs = await ctx.database.write((trx) => removeInTransaction(trx, outbox, collection, { id, ifMatch }, ctx.clock.now()));
+  const jobs = await transaction(outbox, () => ctx.database.write(bound(outbox, (trx: Kysely<Tables>) => removeInTransaction(trx, outbox, collection, { id, ifMatch }, ctx.clock.now()))));
   await outbox.committed([jobs]);
 }

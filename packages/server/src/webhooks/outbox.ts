@@ -20,9 +20,21 @@ export interface Outbox {
    * A transaction of several writes (a batch) passes all it enqueued at once: one wake-up for all of them.
    */
   committed(enqueued: Enqueued | null | ReadonlyArray<Enqueued | null>): Promise<void>;
+  /** Tracing's write spans (SPEC §15), or null when tracing is off: handed in, so the write path imports no tracing. */
+  readonly tracer: WriteTracer | null;
 }
 
-export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null): Outbox {
+/** What the write path needs of tracing (tracing/tracing.ts's runtime is one). */
+export interface WriteTracer {
+  /** `fn` inside a span, a child of the active one; error status when it throws. */
+  inSpan<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** Attributes on the active span; a batch's several records become lists. */
+  note(attributes: Readonly<Record<string, string>>): void;
+  /** `fn`, to run later in the context active now (a group commit runs a write from another request's turn). */
+  bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+}
+
+export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null, tracer: WriteTracer | null = null): Outbox {
   // The targets read once per transaction and topic: a batch (or a group commit) of many writes asks once, not per
   // write. Nothing that changes targets runs inside a record write's transaction.
   const read = new WeakMap<Kysely<Tables>, Map<string, Promise<TargetRow[]>>>();
@@ -34,6 +46,7 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
     return targets;
   };
   return {
+    tracer,
     enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx) }),
     enqueueMany: (trx, events, now) => enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx) }),
     async committed(given) {

@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { tracing, type RequestSpan } from '../tracing/tracing.js';
+
+/**
+ * A server span for every request (SPEC §15), by a hook pair rather than the auto-instrumentation packages: those
+ * patch `http` and Fastify at load, which a process without tracing must not pay for. With tracing off nothing is
+ * registered here at all.
+ */
+
+const SPAN = Symbol('svc.requestSpan');
+type Traced = FastifyRequest & { [SPAN]?: RequestSpan };
+
+export function registerTracingHooks(app: FastifyInstance): void {
+  const runtime = tracing();
+  if (runtime === null) return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    // An incoming traceparent/tracestate continues the caller's trace; the span ends in onResponse.
+    const span = runtime.startRequest(request.method, request.headers, request.protocol);
+    (request as Traced)[SPAN] = span;
+    // Every later line of this request (its 'request' line included) names the trace, beside the request id.
+    request.log = request.log.child({ traceId: span.traceId, spanId: span.spanId });
+    done();
+  });
+  // After the body is parsed: from here the handler runs in the span's context, so the write's transaction span is
+  // its child. Earlier, the body's stream events would run outside it.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const span = (request as Traced)[SPAN];
+    if (span) span.run(done);
+    else done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const span = (request as Traced)[SPAN];
+    if (span) {
+      (request as Traced)[SPAN] = undefined;
+      span.end(request.routeOptions.url, reply.statusCode);
+    }
+    done();
+  });
+}

@@ -1,0 +1,121 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, isSpanContextValid, type Span } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, ATTR_URL_SCHEME } from '@opentelemetry/semantic-conventions';
+import type { TracingSettings } from './settings.js';
+import type { RequestSpan, TraceHeaders, TracingRuntime } from './types.js';
+
+/**
+ * The OpenTelemetry SDK behind tracing.ts. Only ever loaded by its dynamic import(), when an endpoint is set: this is
+ * the one module of svc that imports @opentelemetry/* at run time.
+ */
+
+function sampler(settings: TracingSettings): Sampler {
+  const ratio = new TraceIdRatioBasedSampler(settings.ratio);
+  switch (settings.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio;
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio });
+  }
+}
+
+const hex2 = (n: number) => n.toString(16).padStart(2, '0');
+
+export async function createOtelRuntime(settings: TracingSettings, logger: Logger): Promise<TracingRuntime> {
+  // The SDK reports a failed export through diag, which logs nowhere by default: a collector that is down shows in
+  // svc's log instead of silently dropping spans.
+  const log = logger.child({ component: 'tracing' });
+  diag.setLogger(
+    { error: (m, ...a) => log.warn({ detail: a }, m), warn: (m, ...a) => log.warn({ detail: a }, m), info: () => {}, debug: () => {}, verbose: () => {} },
+    DiagLogLevel.WARN,
+  );
+  // Only the exporter of the chosen protocol is loaded.
+  const { OTLPTraceExporter } = settings.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
+  const exporter: SpanExporter = new OTLPTraceExporter({ url: settings.url });
+  const provider = new NodeTracerProvider({
+    resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
+    sampler: sampler(settings),
+    spanProcessors: [new BatchSpanProcessor(exporter)],
+  });
+  // Sets the AsyncLocalStorage context manager and the W3C trace-context propagator as the global ones.
+  provider.register();
+  const tracer = provider.getTracer('svc');
+  // Attributes `note` gathers on a span: a batch names every collection and record it wrote.
+  const notes = new WeakMap<Span, Map<string, string[]>>();
+
+  return {
+    startRequest(method: string, headers: IncomingHttpHeaders, scheme: string): RequestSpan {
+      const parent = propagation.extract(ROOT_CONTEXT, headers);
+      const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_SCHEME]: scheme } }, parent);
+      const ctx = trace.setSpan(parent, span);
+      const { traceId, spanId } = span.spanContext();
+      return {
+        traceId,
+        spanId,
+        run: (fn) => context.with(ctx, fn),
+        end(route, status) {
+          // A route template, never the raw path: `/api/v1/collections/:name/records/:id` is one name for all records.
+          if (route !== undefined) span.updateName(`${method} ${route}`).setAttribute(ATTR_HTTP_ROUTE, route);
+          span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+          if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+        },
+      };
+    },
+    inSpan(name, fn) {
+      return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL }, async (span) => {
+        try {
+          return await fn();
+        } catch (err) {
+          span.recordException(err as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message });
+          throw err;
+        } finally {
+          span.end();
+        }
+      });
+    },
+    note(attributes) {
+      const span = trace.getActiveSpan();
+      if (!span?.isRecording()) return;
+      let seen = notes.get(span);
+      if (!seen) notes.set(span, (seen = new Map()));
+      for (const [key, value] of Object.entries(attributes)) {
+        const values = seen.get(key) ?? [];
+        if (!values.includes(value)) values.push(value);
+        seen.set(key, values);
+        span.setAttribute(key, values.length === 1 ? values[0]! : [...values]);
+      }
+    },
+    bind: (fn) => context.bind(context.active(), fn),
+    current(): TraceHeaders | null {
+      const span = trace.getSpan(context.active());
+      const sc = span?.spanContext();
+      if (!sc || !isSpanContextValid(sc)) return null;
+      const tracestate = sc.traceState?.serialize() ?? '';
+      return { traceparent: `00-${sc.traceId}-${sc.spanId}-${hex2(sc.traceFlags & 0xff)}`, tracestate: tracestate === '' ? null : tracestate };
+    },
+    async shutdown() {
+      try {
+        await provider.shutdown();
+      } finally {
+        // Let a later start in the same process (tests) register its own provider.
+        trace.disable();
+        context.disable();
+        propagation.disable();
+        diag.disable();
+      }
+    },
+  };
+}

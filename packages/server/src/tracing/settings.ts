@@ -1,0 +1,85 @@
+import { ConfigError } from '../config/schema.js';
+
+/**
+ * The standard OpenTelemetry variables svc reads (SPEC §15). They are read here, not in config/schema.ts: they are
+ * OTEL_*, not SVC_*, and the SDK's own documentation describes them. Parsing them loads nothing of OpenTelemetry.
+ */
+
+export type Sampler = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+const SAMPLERS: readonly Sampler[] = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
+
+export interface TracingSettings {
+  /** Where spans are posted: the traces endpoint as given, or the base endpoint with /v1/traces. */
+  readonly url: string;
+  readonly protocol: 'http/protobuf' | 'http/json';
+  readonly serviceName: string;
+  readonly sampler: Sampler;
+  /** The ratio of the traceidratio samplers (1 when unset). */
+  readonly ratio: number;
+}
+
+/** Every variable this reads, for the docs and the README's table. */
+export const TRACING_VARIABLES = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_SERVICE_NAME',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
+  'OTEL_SDK_DISABLED',
+] as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const set = (env: Env, name: string): string | null => {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? null : v;
+};
+
+function httpUrl(name: string, raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `"${raw}" is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http: or https: URL (svc exports over OTLP/HTTP)');
+  return url;
+}
+
+/**
+ * The settings, or null when tracing is off: no endpoint, or OTEL_SDK_DISABLED=true. A bad value throws ConfigError
+ * naming the variable, as SVC_* settings do; the other variables are still checked when no endpoint is set, so a
+ * typo does not wait for the day someone sets one.
+ */
+export function tracingSettings(env: Env): TracingSettings | null {
+  const disabled = set(env, 'OTEL_SDK_DISABLED');
+  if (disabled !== null && !/^(true|false)$/i.test(disabled)) throw new ConfigError('OTEL_SDK_DISABLED', `must be true or false, got "${disabled}"`);
+
+  const protocolRaw = set(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
+  if (protocolRaw !== 'http/protobuf' && protocolRaw !== 'http/json') {
+    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `must be http/protobuf or http/json, got "${protocolRaw}" (svc has no gRPC exporter)`);
+  }
+
+  const samplerRaw = (set(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on').toLowerCase();
+  const sampler = SAMPLERS.find((s) => s === samplerRaw);
+  if (!sampler) throw new ConfigError('OTEL_TRACES_SAMPLER', `must be one of ${SAMPLERS.join(', ')}, got "${samplerRaw}"`);
+  const argRaw = set(env, 'OTEL_TRACES_SAMPLER_ARG');
+  let ratio = 1;
+  if (argRaw !== null && sampler.endsWith('traceidratio')) {
+    ratio = Number(argRaw);
+    if (!/^\d*\.?\d+$/.test(argRaw) || !(ratio >= 0 && ratio <= 1)) throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `must be a number from 0 to 1, got "${argRaw}"`);
+  }
+
+  const serviceName = set(env, 'OTEL_SERVICE_NAME') ?? 'svc';
+
+  const traces = set(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = set(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  let url: string | null = null;
+  // The signal-specific endpoint is used as given; the base one gets the signal's path (the OTLP exporter spec).
+  if (traces !== null) url = httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces).href;
+  else if (base !== null) url = `${httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', base).href.replace(/\/$/, '')}/v1/traces`;
+
+  if (url === null || disabled?.toLowerCase() === 'true') return null;
+  return Object.freeze({ url, protocol: protocolRaw, serviceName, sampler, ratio });
+}

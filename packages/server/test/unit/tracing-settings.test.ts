@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/schema.js';
+import { tracingSettings } from '../../src/tracing/settings.js';
+
+const failure = (env: Record<string, string>): ConfigError => {
+  try {
+    tracingSettings(env);
+  } catch (err) {
+    return err as ConfigError;
+  }
+  throw new Error('no error');
+};
+
+describe('OTEL_* settings', () => {
+  it('are off without an endpoint, or with OTEL_SDK_DISABLED=true', () => {
+    expect(tracingSettings({})).toBeNull();
+    expect(tracingSettings({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' })).toBeNull();
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' })).toBeNull();
+  });
+
+  it('take the standard defaults', () => {
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/' })).toEqual({
+      url: 'http://127.0.0.1:4318/v1/traces',
+      protocol: 'http/protobuf',
+      serviceName: 'svc',
+      sampler: 'parentbased_always_on',
+      ratio: 1,
+    });
+  });
+
+  it('use the traces endpoint as given, before the base one', () => {
+    const s = tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/custom' });
+    expect(s?.url).toBe('http://127.0.0.1:4318/custom');
+  });
+
+  it('read protocol, service name and a ratio sampler', () => {
+    const s = tracingSettings({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'svc-eu',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+    });
+    expect(s).toMatchObject({ protocol: 'http/json', serviceName: 'svc-eu', sampler: 'parentbased_traceidratio', ratio: 0.25 });
+  });
+
+  it.each([
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL'],
+    [{ OTEL_TRACES_SAMPLER: 'sometimes' }, 'OTEL_TRACES_SAMPLER'],
+    [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' }, 'OTEL_TRACES_SAMPLER_ARG'],
+    [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'half' }, 'OTEL_TRACES_SAMPLER_ARG'],
+    [{ OTEL_SDK_DISABLED: 'yes' }, 'OTEL_SDK_DISABLED'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://127.0.0.1/x' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
+  ])('refuse %j naming %s, with or without an endpoint', (env, variable) => {
+    for (const withEndpoint of [false, true]) {
+      const e = failure({ ...(withEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' } : {}), ...env });
+      expect(e).toBeInstanceOf(ConfigError);
+      expect(e.variable).toBe(variable);
+    }
+  });
+});
