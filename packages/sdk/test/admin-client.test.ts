@@ -179,11 +179,9 @@ describe.each(DIALECTS)('svc-sdk/admin against svc (%s)', (dialect) => {
     expect(await apiError(admin.webhooks.get(target.id))).toMatchObject({ status: 404, code: 'not_found' });
   }, 120_000);
 
-  // KNOWN SERVER BUG (ca0bfdd, not the client's): PATCH /admin/v1/webhooks/{id} drops `name`. resolveDestination
-  // (packages/server/src/webhooks/target-destination.ts) starts from `{ ...current }`, the whole current target, and
-  // patchTarget spreads that after `name: patch.name`, so the old name is written back. `it.fails` keeps the suite
-  // green while the bug stands and turns red once it is fixed: then make this an `it`.
-  it.fails('webhooks.update renames a target, and only what it names changes', async () => {
+  // This test found a server bug: a PATCH wrote the current name back over the new one (resolveDestination copied
+  // the whole target, not only its destination).
+  it('webhooks.update renames a target, and only what it names changes', async () => {
     const target = await admin.webhooks.create({ name: 'before', url: s.deadUrl, topics: ['webhook.test'] });
     const renamed = await admin.webhooks.update(target.id, { name: 'after' });
     expect(renamed).toMatchObject({ name: 'after', url: s.deadUrl, topics: ['webhook.test'] });

@@ -30,7 +30,10 @@ const NONE: Omit<Destination, 'type'> = { url: null, broker: null, subject: null
  */
 export function resolveDestination(input: DestinationInput, current: Destination | null, brokers: readonly BrokerSetting[]): Destination {
   const type = input.type ?? current?.type ?? 'https';
-  const base: Destination = current && current.type === type ? { ...current } : { type, ...NONE };
+  // Only the destination's own fields of the current target: the whole row spread here would ride into the PATCH's
+  // update and write back its name (over a new one) and its sealed secrets (over a rotation made meanwhile).
+  const base: Destination = { type, ...NONE };
+  if (current && current.type === type) for (const field of FIELDS) (base as unknown as Record<Field, unknown>)[field] = current[field];
   for (const field of FIELDS) if (input[field] !== undefined) (base as unknown as Record<Field, unknown>)[field] = input[field];
   const errors = destinationProblems(base, brokers);
   if (errors.length > 0) throw new AppError('validation_failed', `The ${type} target's destination is not acceptable.`, { errors });
