@@ -18,6 +18,8 @@ import { createDeliveryClient, type DeliveryClientOptions } from './webhooks/htt
 import type { Resolver } from './lib/resolver.js';
 import { createDeliveryResolver } from './webhooks/dns-resolver.js';
 import { registerWebhookMetrics } from './webhooks/metrics.js';
+import { BrokerPool, registerBrokerMetrics } from './webhooks/senders/broker-pool.js';
+import { routeByType } from './webhooks/senders/route-by-type.js';
 import { startMaintenance } from './maintenance.js';
 import { startTracing } from './tracing/tracing.js';
 import { registerRetentionMetrics, startRetention } from './retention.js';
@@ -138,6 +140,7 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   const metrics = registerWebhookMetrics(registry, ctx.database);
   let worker: DeliveryWorker | null = null;
   let client: ReturnType<typeof createDeliveryClient> | null = null;
+  let brokers: BrokerPool | null = null;
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   let setupLink: string | null = null;
@@ -145,8 +148,12 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   // Every process may prune; the lease lets one at a time (retention.ts).
   const stopRetention = startRetention(ctx, registerRetentionMetrics(registry));
   if (parts.worker) {
-    const sender = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver)));
-    worker = new DeliveryWorker(ctx, sender, metrics);
+    const https = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver)));
+    // Broker connections live in the processes that deliver (SPEC §14); they connect in the background from here on.
+    brokers = new BrokerPool(ctx.config.brokers, { timeoutMs: ctx.config.webhookTimeoutMs, logger: ctx.logger });
+    registerBrokerMetrics(registry, brokers);
+    brokers.start();
+    worker = new DeliveryWorker(ctx, routeByType(https, brokers), metrics);
   }
   if (parts.api) {
     stopMaintenance = startMaintenance(ctx);
@@ -175,6 +182,7 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
       if (app) await app.close();
       if (worker) await worker.stop();
       if (client) await client.close();
+      if (brokers) await brokers.close();
       await ctx.database.close();
       // Last: the spans of everything above are exported before the process ends.
       await tracing.shutdown();

@@ -108,6 +108,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
           collections: null, filter: null, changedFields: null, ordering: 'none',
           previousSecretSealed: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
           signatureScheme: 'svc', signatureAlgorithm: 'hmac-sha256', publicKey: null, headersSealed: null, headersShown: null, ratePerSecond: null,
+          type: 'https', broker: null, subject: null, exchange: null, routingKey: null, stream: null, maxLength: null,
         },
       },
     ]);

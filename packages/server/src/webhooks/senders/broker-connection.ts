@@ -1,0 +1,126 @@
+import type { BrokerSetting } from '../../config/brokers.js';
+import type { TargetRow } from '../targets-store.js';
+import type { FailureCode, OutgoingMessage } from './sender.js';
+
+/**
+ * What a broker's connection does for the pool (broker-pool.ts): connect in the background and stay connected by
+ * itself, say when that changes, and publish one message until the broker acknowledges it durably, or not.
+ */
+
+/** A publish's outcome, before the pool adds its timing: an acknowledgement (with what to show of it), or a failure. */
+export type PublishResult = { ok: true; snippet: string } | { ok: false; code: FailureCode; message: string };
+
+export interface ConnectionEvents {
+  /** Connected (again), or lost; `detail` is the error's code or short text, never a URL. */
+  state(connected: boolean, detail?: string): void;
+}
+
+export interface BrokerConnection {
+  readonly connected: boolean;
+  /** Begins connecting; never throws, never waits for the broker. */
+  start(): void;
+  /** `deadlineMs`: how long the broker may take to acknowledge (the pool's timer bounds the attempt anyway). */
+  publish(target: TargetRow, message: OutgoingMessage, deadlineMs: number): Promise<PublishResult>;
+  close(): Promise<void>;
+}
+
+export type ConnectionFactory = (setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number) => BrokerConnection;
+
+/**
+ * Waits between attempts to (re)connect: 100 ms, doubling, at most 5 s, so a broker back after an outage is found
+ * within 5 s, and one that stays down costs a connection attempt every 5 s.
+ */
+export const reconnectDelayMs = (failures: number): number => Math.min(100 * 2 ** Math.min(failures, 16), 5_000);
+
+export const NOT_CONNECTED = (name: string): PublishResult => ({ ok: false, code: 'connection_failed', message: `svc is not connected to the broker "${name}" (it retries in the background).` });
+
+/** The part of an error worth logging: its code or its first line, never a URL with credentials in it. */
+export function errorDetail(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' || typeof code === 'number') return String(code);
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n')[0]!.replace(/[a-z]+:\/\/[^\s]*@/gi, '<url>@').slice(0, 200);
+}
+
+/**
+ * Keeps one connection open for as long as it runs: opens it, holds it until it is gone, and opens it again, waiting
+ * reconnectDelayMs between failed opens. For clients that do not reconnect by themselves (amqplib), and for the first
+ * connection of those that do only once connected (the NATS client). `hold` reports the connection up, resolves
+ * when it is gone for good, and gives the reason.
+ */
+export class Supervisor<C> {
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private current: C | null = null;
+  /** Whether a publish may go out now: set by `hold` through state(), cleared when the connection is gone. */
+  connected = false;
+
+  constructor(
+    private readonly open: () => Promise<C>,
+    private readonly hold: (conn: C) => Promise<unknown>,
+    private readonly dispose: (conn: C) => Promise<void>,
+    private readonly events: ConnectionEvents,
+  ) {}
+
+  /** The pool logs and counts a change once; repeating a state is harmless. */
+  state(up: boolean, detail?: string): void {
+    this.connected = up;
+    this.events.state(up, detail);
+  }
+
+  /** The BrokerConnection of a supervised client: its connection state and lifecycle are this supervisor's. */
+  connection(publish: BrokerConnection['publish']): BrokerConnection {
+    const supervisor = this;
+    return {
+      get connected() {
+        return supervisor.connected;
+      },
+      start: () => void supervisor.run(),
+      publish,
+      close: () => supervisor.stop(),
+    };
+  }
+
+  private async run(): Promise<void> {
+    for (let failures = 0; !this.stopped; ) {
+      let conn: C;
+      try {
+        conn = await this.open();
+      } catch (err) {
+        this.state(false, errorDetail(err));
+        await this.pause(reconnectDelayMs(failures++));
+        continue;
+      }
+      if (this.stopped) {
+        await this.dispose(conn).catch(() => {});
+        return;
+      }
+      failures = 0;
+      this.current = conn;
+      const reason = await this.hold(conn);
+      this.current = null;
+      this.connected = false;
+      if (!this.stopped) this.state(false, reason ? errorDetail(reason) : 'closed');
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  /** Stops reconnecting and closes what is open. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    if (this.current !== null) await this.dispose(this.current).catch(() => {});
+  }
+}
+

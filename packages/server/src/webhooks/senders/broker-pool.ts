@@ -1,0 +1,107 @@
+import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
+import { brokerAddress, type BrokerKind, type BrokerSetting } from '../../config/brokers.js';
+import { NO_TRACE } from '../connection-trace.js';
+import type { TargetRow } from '../targets-store.js';
+import { errorDetail, type BrokerConnection, type ConnectionFactory, type PublishResult } from './broker-connection.js';
+import { natsConnection } from './nats.js';
+import { rabbitmqConnection } from './rabbitmq.js';
+import { redisConnection } from './redis.js';
+import type { AttemptOutcome, DeliverySender, OutgoingMessage } from './sender.js';
+
+const FACTORIES: Readonly<Record<BrokerKind, ConnectionFactory>> = { nats: natsConnection, rabbitmq: rabbitmqConnection, redis: redisConnection };
+
+export interface BrokerPoolOptions {
+  /** SVC_WEBHOOK_TIMEOUT_MS: one attempt, publish to acknowledgement; also a connection attempt's limit. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+interface Entry {
+  setting: BrokerSetting;
+  connection: BrokerConnection;
+  /** The state last logged: null before the first report, so the first failure is logged too. */
+  reported: boolean | null;
+}
+
+/**
+ * The broker senders of one delivering process (SPEC §14): one connection per configured broker, opened in the
+ * background at start (an unreachable broker never delays the start, nor fails /readyz: it is retried with a backoff,
+ * logged once each way and shown in `svc_broker_connected{broker}`). As a DeliverySender it bounds every attempt by
+ * the timeout and turns a publish's result into the attempt's facts.
+ */
+export class BrokerPool implements DeliverySender {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(settings: readonly BrokerSetting[], private readonly opts: BrokerPoolOptions) {
+    for (const setting of settings) {
+      const connection = FACTORIES[setting.kind](setting, { state: (up, detail) => this.changed(setting.name, up, detail) }, opts.timeoutMs);
+      this.entries.set(setting.name, { setting, connection, reported: null });
+    }
+  }
+
+  start(): void {
+    for (const { connection } of this.entries.values()) connection.start();
+  }
+
+  /** Each configured broker and whether this process is connected to it now. */
+  states(): Array<{ name: string; connected: boolean }> {
+    return [...this.entries.values()].map((e) => ({ name: e.setting.name, connected: e.connection.connected }));
+  }
+
+  async deliver(target: TargetRow, message: OutgoingMessage, signal: AbortSignal): Promise<AttemptOutcome> {
+    const startedAt = performance.now();
+    const outcome = (r: PublishResult): AttemptOutcome => {
+      const durationMs = Math.round(performance.now() - startedAt);
+      return r.ok ? { kind: 'accepted', snippet: r.snippet, durationMs, trace: NO_TRACE } : { kind: 'failure', code: r.code, message: r.message, durationMs, trace: NO_TRACE };
+    };
+    const entry = target.broker === null ? undefined : this.entries.get(target.broker);
+    if (!entry || entry.setting.kind !== target.type) {
+      return outcome({ ok: false, code: 'connection_failed', message: `No ${target.type} broker "${target.broker}" is configured in this process (SVC_BROKERS).` });
+    }
+    if (signal.aborted) return outcome({ ok: false, code: 'connection_failed', message: 'The attempt was cancelled.' });
+    const { timeoutMs } = this.opts;
+    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
+    // A publish left behind by the deadline or a cancel still settles; nothing waits for it (a late acknowledgement
+    // is lost, and the job is published again: at least once, de-duplicated by the delivery id).
+    const published = entry.connection.publish(target, message, timeoutMs).catch((err: unknown): PublishResult => ({ ok: false, code: 'connection_failed', message: `The publish failed (${errorDetail(err)}).` }));
+    const late = new Promise<PublishResult>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, code: 'timeout', message: `The broker did not acknowledge within ${timeoutMs} ms.` }), timeoutMs);
+      cancel = () => resolve({ ok: false, code: 'connection_failed', message: 'The attempt was cancelled.' });
+      signal.addEventListener('abort', cancel, { once: true });
+    });
+    try {
+      return outcome(await Promise.race([published, late]));
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', cancel!);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.connection.close().catch(() => {})));
+  }
+
+  private changed(name: string, up: boolean, detail?: string): void {
+    const entry = this.entries.get(name);
+    if (!entry || entry.reported === up) return;
+    entry.reported = up;
+    const fields = { broker: entry.setting.name, kind: entry.setting.kind, address: brokerAddress(entry.setting.url) };
+    if (up) this.opts.logger.info(fields, 'broker connected');
+    else this.opts.logger.warn({ ...fields, error: detail }, 'broker not connected: retrying in the background; its targets\' attempts fail with connection_failed meanwhile');
+  }
+}
+
+/** `svc_broker_connected{broker}`: 1 while this process is connected to the broker, 0 while it retries. */
+export function registerBrokerMetrics(registry: Registry, pool: BrokerPool): void {
+  new Gauge({
+    name: 'svc_broker_connected',
+    help: 'Whether this process is connected to the configured broker (1) or retrying (0)',
+    labelNames: ['broker'],
+    registers: [registry],
+    collect() {
+      for (const { name, connected } of pool.states()) this.set({ broker: name }, connected ? 1 : 0);
+    },
+  });
+}

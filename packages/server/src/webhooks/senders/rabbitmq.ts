@@ -1,0 +1,99 @@
+import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
+import type { BrokerSetting } from '../../config/brokers.js';
+import { envelopeEvent, expandAddress } from '../address-template.js';
+import type { TargetRow } from '../targets-store.js';
+import { errorDetail, NOT_CONNECTED, Supervisor, type BrokerConnection, type ConnectionEvents, type PublishResult } from './broker-connection.js';
+import type { OutgoingMessage } from './sender.js';
+
+/**
+ * RabbitMQ (SPEC §14): a publisher confirm of a `mandatory`, persistent message is success; a message the broker
+ * returns (no queue bound for its routing key) is `unroutable`, and so is an exchange that does not exist. The
+ * delivery id is the message's `message_id`.
+ *
+ * amqplib does not reconnect: this does, with a backoff, and opens channels again on demand. One confirm channel per
+ * exchange: publishing to a missing exchange closes its channel (404), which fails every publish waiting on that
+ * channel, so sharing one channel would let one misconfigured target fail every other target's attempts.
+ */
+
+interface ExchangeChannel {
+  channel: ConfirmChannel;
+  /** Delivery ids the broker returned: a return arrives before the confirm of the same message. */
+  returned: Set<string>;
+  /** Why the broker closed the channel, when it did (the publishes it fails only say "channel closed"). */
+  closedBy: unknown;
+}
+
+export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number): BrokerConnection {
+  let model: ChannelModel | null = null;
+  const channels = new Map<string, Promise<ExchangeChannel>>();
+
+  const supervisor = new Supervisor<ChannelModel>(
+    () => amqp.connect(setting.url, { timeout: timeoutMs, clientProperties: { connection_name: 'svc' } }),
+    async (conn) => {
+      // An 'error' is always followed by 'close'; without a listener it would be thrown.
+      conn.on('error', () => {});
+      const lost = new Promise<unknown>((resolve) => conn.once('close', resolve));
+      model = conn;
+      supervisor.state(true);
+      const err = await lost;
+      model = null;
+      channels.clear();
+      return err;
+    },
+    (conn) => conn.close(),
+    events,
+  );
+
+  function channelFor(conn: ChannelModel, exchange: string): Promise<ExchangeChannel> {
+    let opened = channels.get(exchange);
+    if (opened) return opened;
+    opened = conn.createConfirmChannel().then((channel) => {
+      const state: ExchangeChannel = { channel, returned: new Set(), closedBy: null };
+      channel.on('return', (msg: { properties: { messageId?: unknown } }) => {
+        if (typeof msg.properties.messageId === 'string') state.returned.add(msg.properties.messageId);
+      });
+      channel.on('error', (err: unknown) => (state.closedBy = err));
+      // The next publish to this exchange opens a new one (the exchange may exist by then).
+      channel.on('close', () => channels.get(exchange) === opened && channels.delete(exchange));
+      return state;
+    });
+    opened.catch(() => channels.get(exchange) === opened && channels.delete(exchange));
+    channels.set(exchange, opened);
+    return opened;
+  }
+
+  async function publish(target: TargetRow, message: OutgoingMessage, _deadlineMs: number): Promise<PublishResult> {
+    const conn = model;
+    if (!supervisor.connected || conn === null) return NOT_CONNECTED(setting.name);
+    const exchange = target.exchange ?? '';
+    const routingKey = target.routingKey === null ? '' : expandAddress(target.routingKey, envelopeEvent(message.body));
+    let state: ExchangeChannel;
+    try {
+      state = await channelFor(conn, exchange);
+    } catch (err) {
+      return failure(err, exchange);
+    }
+    const options = { mandatory: true, persistent: true, messageId: message.id, contentType: 'application/json', headers: { ...message.headers } };
+    return new Promise<PublishResult>((resolve) => {
+      try {
+        state.channel.publish(exchange, routingKey, message.body, options, (err: unknown) => {
+          const returned = state.returned.delete(message.id);
+          if (err) resolve(failure(state.closedBy ?? err, exchange));
+          else if (returned) resolve({ ok: false, code: 'unroutable', message: `No queue is bound to the exchange "${exchange}" for the routing key "${routingKey}": the message was returned.` });
+          else resolve({ ok: true, snippet: 'confirmed' });
+        });
+      } catch (err) {
+        // The channel closed between taking it and publishing.
+        resolve(failure(state.closedBy ?? err, exchange));
+      }
+    });
+  }
+
+  function failure(err: unknown, exchange: string): PublishResult {
+    if ((err as { code?: unknown } | null)?.code === 404) return { ok: false, code: 'unroutable', message: `The exchange "${exchange}" does not exist.` };
+    if (!supervisor.connected) return { ok: false, code: 'connection_failed', message: `The connection to the broker "${setting.name}" was lost before the confirm (${errorDetail(err)}).` };
+    return { ok: false, code: 'broker_refused', message: `RabbitMQ did not confirm the message (${errorDetail(err)}).` };
+  }
+
+  return supervisor.connection(publish);
+}

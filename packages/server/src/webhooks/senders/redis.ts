@@ -1,0 +1,55 @@
+import { createClient } from 'redis';
+import type { BrokerSetting } from '../../config/brokers.js';
+import { envelopeEvent, expandAddress } from '../address-template.js';
+import type { TargetRow } from '../targets-store.js';
+import { errorDetail, NOT_CONNECTED, reconnectDelayMs, type BrokerConnection, type ConnectionEvents, type PublishResult } from './broker-connection.js';
+import type { OutgoingMessage } from './sender.js';
+
+/**
+ * Redis Streams (SPEC §14): one `XADD <stream> [MAXLEN ~ n] * …` per attempt, its reply (the entry id) is success.
+ * The entry's fields are the message's headers, `id` (the delivery id: Redis has no de-duplication of its own, so the
+ * consumer keys on it) and `body` (the envelope's bytes).
+ *
+ * The client reconnects by itself, the first connection included (connect() keeps trying until it succeeds). Commands
+ * are never queued while it is down (disableOfflineQueue): an attempt then fails at once with `connection_failed`
+ * instead of waiting for a broker that may not come back within the attempt.
+ */
+export function redisConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number): BrokerConnection {
+  const client = createClient({
+    url: setting.url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => reconnectDelayMs(retries) },
+  });
+  // Socket errors only (a command's error reply rejects that command); without a listener they would be thrown.
+  client.on('error', (err: unknown) => events.state(false, errorDetail(err)));
+  client.on('ready', () => events.state(true));
+  client.on('reconnecting', () => events.state(false, 'reconnecting'));
+
+  async function publish(target: TargetRow, message: OutgoingMessage, _deadlineMs: number): Promise<PublishResult> {
+    if (!client.isReady) return NOT_CONNECTED(setting.name);
+    const stream = expandAddress(target.stream ?? '', envelopeEvent(message.body));
+    // `id` and `body` last: a header of either name is refused for redis targets at save, and could not shadow them anyway.
+    const fields = { ...message.headers, id: message.id, body: message.body };
+    const trim = target.maxLength === null ? undefined : { TRIM: { strategy: 'MAXLEN' as const, strategyModifier: '~' as const, threshold: target.maxLength } };
+    try {
+      const entry = await client.xAdd(stream, '*', fields, trim);
+      return { ok: true, snippet: String(entry) };
+    } catch (err) {
+      if (!client.isReady) return { ok: false, code: 'connection_failed', message: `The connection to the broker "${setting.name}" was lost before the reply (${errorDetail(err)}).` };
+      // An error reply: WRONGTYPE (the key holds something else), OOM, a read-only replica…
+      return { ok: false, code: 'broker_refused', message: `Redis refused the XADD: ${errorDetail(err)}.` };
+    }
+  }
+
+  return {
+    get connected() {
+      return client.isReady;
+    },
+    start: () => void client.connect().catch(() => {}),
+    publish,
+    async close() {
+      // destroy(), not close(): nothing of ours waits on a reply once the worker has stopped.
+      if (client.isOpen) client.destroy();
+    },
+  };
+}
