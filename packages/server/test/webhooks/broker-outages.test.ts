@@ -1,0 +1,200 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect as natsConnect } from '@nats-io/transport-node';
+import amqp from 'amqplib';
+import { sql } from 'kysely';
+import { createClient } from 'redis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BROKER_URLS, createBrokerRig, uniqueName, type BrokerRig } from '../helpers/broker-rig.js';
+import { DIALECTS } from '../helpers/db.js';
+import { exited } from '../helpers/processes.js';
+import { freePort, startTestServer } from '../helpers/server.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { waitFor } from '../helpers/wait.js';
+
+/**
+ * A broker down, then back (SPEC §14): nothing is lost. While it is down every attempt fails at once with
+ * connection_failed and waits its retry; svc's connection comes back by itself, and every job is delivered, each
+ * exactly once in the broker where the broker de-duplicates (JetStream) and once per delivery id elsewhere. NATS: a
+ * nats-server of the test's own, stopped and started again on its store. RabbitMQ and Redis, shared with other
+ * tests: a TCP proxy in front of them that refuses connections and cuts the open ones.
+ */
+
+// Enough attempts to outlast an outage of a few seconds plus a reconnect backoff (at most 5 s): about 20 s.
+const SCHEDULE = '0s,100ms,200ms,400ms,800ms,1s,1s,2s,2s,2s,2s,2s,2s,2s,2s';
+const BEFORE = 50;
+const DURING = 100;
+
+/** Failed attempts of the target's jobs, by error code. */
+async function failedAttempts(rig: BrokerRig, webhookId: string): Promise<Record<string, number>> {
+  const rows = (
+    await sql<{ code: string; n: number }>`select a.error_code as code, count(*) as n from delivery_attempts a join delivery_jobs j on j.id = a.job_id
+      where j.webhook_id = ${webhookId} and a.error_code is not null group by a.error_code`.execute(rig.ctx.database.db)
+  ).rows;
+  return Object.fromEntries(rows.map((r) => [r.code, Number(r.n)]));
+}
+
+/** The outage itself, the same for every broker: deliver, go down, write meanwhile, come back, everything arrives. */
+async function outage(rig: BrokerRig, broker: string, webhookId: string, down: () => Promise<void>, up: () => Promise<void>) {
+  await rig.createRecords(BEFORE);
+  await rig.waitForJobs(webhookId, BEFORE, 'delivered');
+  await down();
+  await rig.waitConnected(broker, false);
+  await rig.createRecords(DURING);
+  // Attempts made while it is down fail at once, with the code that says so.
+  await waitFor(async () => ((await failedAttempts(rig, webhookId)).connection_failed ?? 0) >= DURING, 'an attempt of each job to fail', 20_000, 50);
+  await up();
+  await rig.waitConnected(broker, true);
+  const jobs = await rig.waitForJobs(webhookId, BEFORE + DURING, 'delivered', 60_000);
+  return { jobs, failed: await failedAttempts(rig, webhookId) };
+}
+
+describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
+  let rig: BrokerRig | null = null;
+  let proxy: TcpProxy | null = null;
+  afterEach(async () => {
+    await rig?.close();
+    await proxy?.close();
+    rig = null;
+    proxy = null;
+  });
+
+  it.skipIf(!BROKER_URLS.nats)('NATS: its own nats-server, unreachable at svc\'s start, stopped and started again: every job stored once', async () => {
+    const port = await freePort();
+    const store = mkdtempSync(join(tmpdir(), 'svc-nats-'));
+    let server: ChildProcess | null = null;
+    const startServer = async () => {
+      server = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], { stdio: 'ignore' });
+      await waitFor(() => portOpen(port), `nats-server on ${port}`, 20_000, 50);
+    };
+    const stopServer = async () => {
+      const s = server!;
+      s.kill('SIGTERM');
+      await exited(s);
+    };
+    try {
+      // No server yet: the start neither waits for it nor fails.
+      rig = await createBrokerRig(dialect, `own=nats://127.0.0.1:${port}`, { SVC_WEBHOOK_RETRY_SCHEDULE: SCHEDULE });
+      expect(rig.pool.states()).toEqual([{ name: 'own', connected: false }]);
+      await startServer();
+      await rig.waitConnected('own');
+      const nc = await natsConnect({ servers: `127.0.0.1:${port}` });
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: 'OUTAGE', subjects: ['outage.>'] });
+      await nc.close();
+
+      const target = await rig.target({ type: 'nats', broker: 'own', subject: 'outage.{topic}' });
+      const { jobs, failed } = await outage(rig, 'own', target.id, stopServer, startServer);
+
+      const check = await natsConnect({ servers: `127.0.0.1:${port}` });
+      const info = await (await jetstreamManager(check)).streams.info('OUTAGE');
+      await check.close();
+      // Once each: a delivery published twice (an acknowledgement lost to the stop) is dropped by Nats-Msg-Id.
+      expect(info.state.messages).toBe(BEFORE + DURING);
+      expect(jobs).toHaveLength(BEFORE + DURING);
+      expect(failed.connection_failed).toBeGreaterThanOrEqual(DURING);
+      expect(Object.keys(failed).every((code) => code === 'connection_failed' || code === 'timeout')).toBe(true);
+    } finally {
+      if (server && (server as ChildProcess).exitCode === null) await stopServer();
+      rmSync(store, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!BROKER_URLS.amqp)('RabbitMQ: connections refused and cut, then allowed again: every delivery id in the queue', async () => {
+    const upstream = new URL(BROKER_URLS.amqp);
+    proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5672) });
+    const exchange = uniqueName('svct-outage-');
+    const conn = await amqp.connect(BROKER_URLS.amqp);
+    const ch = await conn.createChannel();
+    try {
+      await ch.assertExchange(exchange, 'fanout', { durable: true });
+      await ch.assertQueue(exchange, { durable: true });
+      await ch.bindQueue(exchange, exchange, '');
+      rig = await createBrokerRig(dialect, `mq=${proxy.via(BROKER_URLS.amqp)}`, { SVC_WEBHOOK_RETRY_SCHEDULE: SCHEDULE });
+      await rig.waitConnected('mq');
+      const target = await rig.target({ type: 'rabbitmq', broker: 'mq', exchange });
+      const p = proxy;
+      const { jobs, failed } = await outage(
+        rig,
+        'mq',
+        target.id,
+        async () => {
+          await p.setMode('refuse');
+          p.cut();
+        },
+        () => p.setMode('pass'),
+      );
+      const ids = new Set<string>();
+      for (let m = await ch.get(exchange, { noAck: true }); m !== false; m = await ch.get(exchange, { noAck: true })) ids.add(String(m.properties.messageId));
+      expect([...ids].sort()).toEqual(jobs.map((j) => j.id).sort());
+      expect(failed.connection_failed).toBeGreaterThanOrEqual(DURING);
+    } finally {
+      await ch.deleteQueue(exchange).catch(() => {});
+      await ch.deleteExchange(exchange).catch(() => {});
+      await conn.close();
+    }
+  });
+
+  it.skipIf(!BROKER_URLS.redis)('Redis: connections refused and cut, then allowed again: every delivery id in the stream', async () => {
+    const upstream = new URL(BROKER_URLS.redis);
+    proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 6379) });
+    const key = uniqueName('svct:outage:');
+    const redis = createClient({ url: BROKER_URLS.redis });
+    await redis.connect();
+    try {
+      rig = await createBrokerRig(dialect, `cache=${proxy.via(BROKER_URLS.redis)}`, { SVC_WEBHOOK_RETRY_SCHEDULE: SCHEDULE });
+      await rig.waitConnected('cache');
+      const target = await rig.target({ type: 'redis', broker: 'cache', stream: key });
+      const p = proxy;
+      const { jobs, failed } = await outage(
+        rig,
+        'cache',
+        target.id,
+        async () => {
+          await p.setMode('refuse');
+          p.cut();
+        },
+        () => p.setMode('pass'),
+      );
+      const entries = await redis.xRange(key, '-', '+');
+      const ids = new Set(entries.map((e) => (e.message as Record<string, string>).id));
+      expect([...ids].sort()).toEqual(jobs.map((j) => j.id).sort());
+      expect(failed.connection_failed).toBeGreaterThanOrEqual(DURING);
+    } finally {
+      await redis.del(key);
+      await redis.quit();
+    }
+  });
+
+  it.skipIf(!BROKER_URLS.redis)('svc serve with its broker unreachable: it starts, /readyz is ready, svc_broker_connected says 0, then 1 once it is back', async () => {
+    const upstream = new URL(BROKER_URLS.redis);
+    proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 6379) });
+    await proxy.setMode('refuse');
+    const s = await startTestServer({ dialect, env: { SVC_BROKERS: `cache=${proxy.via(BROKER_URLS.redis)}` } });
+    try {
+      expect((await fetch(`${s.baseUrl}/readyz`)).status).toBe(200);
+      const gauge = async () => /svc_broker_connected\{broker="cache"\} (\d)/.exec(await (await fetch(`${s.baseUrl}/metrics`)).text())?.[1];
+      expect(await gauge()).toBe('0');
+      await proxy.setMode('pass');
+      await waitFor(async () => (await gauge()) === '1', 'svc_broker_connected 1', 20_000, 100);
+      expect((await fetch(`${s.baseUrl}/readyz`)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
