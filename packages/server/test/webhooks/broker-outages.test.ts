@@ -117,17 +117,7 @@ describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
       rig = await createBrokerRig(dialect, `mq=${proxy.via(BROKER_URLS.amqp)}`, { SVC_WEBHOOK_RETRY_SCHEDULE: SCHEDULE });
       await rig.waitConnected('mq');
       const target = await rig.target({ type: 'rabbitmq', broker: 'mq', exchange });
-      const p = proxy;
-      const { jobs, failed } = await outage(
-        rig,
-        'mq',
-        target.id,
-        async () => {
-          await p.setMode('refuse');
-          p.cut();
-        },
-        () => p.setMode('pass'),
-      );
+      const { jobs, failed } = await outage(rig, 'mq', target.id, ...proxyOutage(proxy));
       const ids = new Set<string>();
       for (let m = await ch.get(exchange, { noAck: true }); m !== false; m = await ch.get(exchange, { noAck: true })) ids.add(String(m.properties.messageId));
       expect([...ids].sort()).toEqual(jobs.map((j) => j.id).sort());
@@ -149,17 +139,7 @@ describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
       rig = await createBrokerRig(dialect, `cache=${proxy.via(BROKER_URLS.redis)}`, { SVC_WEBHOOK_RETRY_SCHEDULE: SCHEDULE });
       await rig.waitConnected('cache');
       const target = await rig.target({ type: 'redis', broker: 'cache', stream: key });
-      const p = proxy;
-      const { jobs, failed } = await outage(
-        rig,
-        'cache',
-        target.id,
-        async () => {
-          await p.setMode('refuse');
-          p.cut();
-        },
-        () => p.setMode('pass'),
-      );
+      const { jobs, failed } = await outage(rig, 'cache', target.id, ...proxyOutage(proxy));
       const entries = await redis.xRange(key, '-', '+');
       const ids = new Set(entries.map((e) => (e.message as Record<string, string>).id));
       expect([...ids].sort()).toEqual(jobs.map((j) => j.id).sort());
@@ -187,6 +167,15 @@ describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
     }
   });
 });
+
+/** Down: new connections refused and the open ones cut, as a broker that stops; up: connections pass again. */
+const proxyOutage = (p: TcpProxy): [() => Promise<void>, () => Promise<void>] => [
+  async () => {
+    await p.setMode('refuse');
+    p.cut();
+  },
+  () => p.setMode('pass'),
+];
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
