@@ -8,6 +8,7 @@ import { findTarget } from '../../src/webhooks/targets-store.js';
 import { BROKER_URLS, createBrokerRig, uniqueName, type BrokerRig } from '../helpers/broker-rig.js';
 import { DIALECTS } from '../helpers/db.js';
 import { signatureValid } from '../helpers/delivery.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Deliveries into real brokers on loopback (SPEC §14), 200 records each: every message stored once, its body the
@@ -269,6 +270,33 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
       const length = await redis.xLen(`${key}:trimmed`);
       expect(length).toBeGreaterThanOrEqual(10);
       expect(length).toBeLessThan(N);
+    });
+
+    it('a broker target takes part in auto-disable, recover, replay, health and the rate limit like an https one', async () => {
+      await rig.close();
+      rig = await createBrokerRig(dialect, `cache=${BROKER_URLS.redis}`, { SVC_WEBHOOK_DISABLE_AFTER: '1ms', SVC_WEBHOOK_DISABLE_MIN_FAILURES: '3' });
+      await rig.waitConnected('cache');
+      const since = new Date(Date.now() - 60_000).toISOString();
+      const key = `${prefix}${dialect}:health`;
+      await redis.set(key, 'not a stream yet');
+      const target = await rig.target({ type: 'redis', broker: 'cache', stream: key });
+      await rig.createRecords(2);
+      // Three failed attempts (broker_refused) and the rule disables it.
+      await waitFor(async () => (await rig.admin('GET', `/admin/v1/webhooks/${target.id}`)).json().disabledReason === 'failing', 'the target disabled as failing', 20_000, 50);
+      await redis.del(key);
+      expect((await rig.admin('PATCH', `/admin/v1/webhooks/${target.id}`, { enabled: true })).statusCode).toBe(200);
+      expect((await rig.admin('POST', `/admin/v1/webhooks/${target.id}/recover`, { since })).statusCode).toBe(200);
+      await rig.waitForJobs(target.id, 2, 'delivered');
+      expect(await redis.xLen(key)).toBe(2);
+      const stats = (await rig.admin('GET', `/admin/v1/webhooks/${target.id}/stats`)).json();
+      expect(stats.attempts.succeeded).toBe(2);
+      expect(stats.attempts.failed).toBeGreaterThanOrEqual(3);
+
+      // A target made later gets the events it missed by replay, through its rate limit.
+      const late = await rig.target({ type: 'redis', broker: 'cache', stream: `${key}:late`, rateLimit: { perSecond: 1 } });
+      expect((await rig.admin('POST', `/admin/v1/webhooks/${late.id}/replay`, { since })).json().jobs).toBe(2);
+      await rig.waitForJobs(late.id, 2, 'delivered');
+      expect(await redis.xLen(`${key}:late`)).toBe(2);
     });
 
     it('a key that holds something else than a stream: broker_refused (WRONGTYPE), then dead', async () => {
