@@ -134,6 +134,16 @@ describe.each(DIALECTS)('broker targets in the admin API (%s)', (dialect) => {
 });
 
 describe.each(DIALECTS)('broker targets without SVC_BROKERS (%s)', (dialect) => {
+  it('capabilities list the three destinations (the feature is there; which brokers exist is the operator\'s)', async () => {
+    const t = await createTestApp(dialect);
+    try {
+      const features = (await t.app.inject({ method: 'GET', url: '/api/v1/capabilities' })).json().features;
+      expect(features).toEqual(expect.arrayContaining(['destinations.nats', 'destinations.rabbitmq', 'destinations.redis']));
+    } finally {
+      await t.close();
+    }
+  });
+
   it('every broker name is unknown: validation_failed at /broker, naming none configured', async () => {
     const t = await createTestApp(dialect);
     try {

@@ -46,6 +46,9 @@ export const FEATURES = [
   'webhooks.ed25519',
   'webhooks.custom-headers',
   'webhooks.rate-limit',
+  'destinations.nats',
+  'destinations.rabbitmq',
+  'destinations.redis',
   'admin.tokens',
 ] as const;
 
