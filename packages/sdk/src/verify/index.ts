@@ -36,3 +36,10 @@ export {
   type HandleDeliveryOptions,
   type HandleDeliveryResult,
 } from './handle-delivery.js';
+export {
+  brokerDelivery,
+  verifyBrokerMessage,
+  type BrokerHeaders,
+  type NatsHeadersLike,
+  type VerifyBrokerMessageOptions,
+} from './broker-message.js';
