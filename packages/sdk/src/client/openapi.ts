@@ -336,6 +336,8 @@ export interface components {
             payload: {
                 [key: string]: unknown;
             };
+            /** @description The W3C trace context of the write that made the event, when it was traced (SPEC §15). Absent for untraced writes and for events written before svc 0.2.0. */
+            traceparent?: string;
         };
         EventList: {
             items: components["schemas"]["Event"][];

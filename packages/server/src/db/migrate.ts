@@ -18,6 +18,7 @@ import * as m015 from './migrations/015_receivers.js';
 import * as m016 from './migrations/016_admin_api.js';
 import * as m017 from './migrations/017_broker_targets.js';
 import * as m018 from './migrations/018_admin_tokens.js';
+import * as m019 from './migrations/019_event_trace.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '016_admin_api': m016,
   '017_broker_targets': m017,
   '018_admin_tokens': m018,
+  '019_event_trace': m019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -139,6 +139,9 @@ export interface EventsTable {
   position: number | null;
   /** The feed event's JSON before its payload (migration 012, envelope.ts feedEventPrefix); null for events written before it and for events not in the feed. */
   json_prefix: string | null;
+  /** The writing span's W3C context (migration 019, SPEC §15); null when the write was not traced and in older rows. */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /** `held` (migration 006): an ordered target's job waiting for the older unfinished job of its record. */

@@ -48,12 +48,26 @@ function feedStatementParts(caps: DialectCapabilities, filter: FeedFilter) {
 }
 
 /**
+ * An event's JSON in the feed: DialectCapabilities.eventJson, and for an event whose write was traced (migration 019)
+ * a last member `"traceparent"` after the payload (SPEC §15). Absent, not null, when there is none: events written
+ * before 019 or with tracing off (a write tracing did not sample has one, its flags `00`). Only `traceparent` is
+ * served, not `tracestate` (vendor data of the writer's trace: sent to receivers, not published in the feed). A
+ * traced event always has its prefix (012 came first), so its JSON is built here from the prefix; the value is svc's
+ * own (`00-<32 hex>-<16 hex>-<2 hex>`, tracing/otel.ts), safe in a JSON string without quoting. 72 bytes more per
+ * traced event, within BIG_EVENT_EXTRA_BYTES (512) for a big one.
+ */
+export const feedEventJson = (caps: DialectCapabilities): RawBuilder<string> =>
+  sql<string>`case when traceparent is not null and json_prefix is not null
+    then json_prefix || coalesce(payload, 'null') || ',"traceparent":"' || traceparent || '"}'
+    else ${caps.eventJson()} end`;
+
+/**
  * A read's first statement (feed-budget.ts): each event's JSON when its stored payload is at most `inline` bytes, else
  * null and, as `big`, the payload's size; octet_length reads neither SQLite's overflow pages nor PostgreSQL's TOAST,
  * and the JSON of a big event is never built. A null payload (none stored) is small.
  */
 const inlineJson = (caps: DialectCapabilities, inline: number): RawBuilder<string | null> =>
-  sql`case when octet_length(payload) > ${inline} then null else ${caps.eventJson()} end`;
+  sql`case when octet_length(payload) > ${inline} then null else ${feedEventJson(caps)} end`;
 const bigSize = (inline: number): RawBuilder<number | null> => sql`case when octet_length(payload) > ${inline} then octet_length(payload) end`;
 
 const headOf = (r: { tx: unknown; position: unknown } | undefined): FeedPosition | null => (r ? { tx: Number(r.tx), position: Number(r.position) } : null);
@@ -163,7 +177,7 @@ export async function readEventJson(db: Kysely<Tables>, caps: DialectCapabilitie
 export async function readEventJson(db: Kysely<Tables>, caps: DialectCapabilities, at: readonly FeedPosition[], as: 'text' | 'bytes'): Promise<Map<string, string | Buffer>> {
   const padded = [...at];
   while (padded.length & (padded.length - 1)) padded.push(at[at.length - 1]!);
-  const json = as === 'bytes' ? caps.textBytes(caps.eventJson()) : caps.eventJson();
+  const json = as === 'bytes' ? caps.textBytes(feedEventJson(caps)) : feedEventJson(caps);
   const values = sql.join(padded.map((p) => sql`(cast(${p.tx} as bigint), cast(${p.position} as bigint))`));
   const { rows } = await sql<{ json: string | Buffer; tx: number; position: number }>`
     select ${json} as json, tx, position from events

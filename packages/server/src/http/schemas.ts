@@ -239,6 +239,13 @@ export const Event = Type.Object(
     recordId: Type.String({ pattern: '^rec_' }),
     occurredAt: DateTime,
     payload: Type.Object({}, { additionalProperties: true }),
+    traceparent: Type.Optional(
+      Type.String({
+        pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+        description:
+          'The W3C trace context of the write that made the event, when it was traced (SPEC §15). Absent for untraced writes and for events written before svc 0.2.0.',
+      }),
+    ),
   },
   { $id: 'Event', ...strict },
 );

@@ -32,6 +32,23 @@ export interface WriteTracer {
   note(attributes: Readonly<Record<string, string>>): void;
   /** `fn`, to run later in the context active now (a group commit runs a write from another request's turn). */
   bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  /** The active span's W3C context (a write tracing did not sample has one too, flagged so), or null: no span. */
+  current(): { readonly traceparent: string; readonly tracestate: string | null } | null;
+}
+
+/**
+ * The write span's context stored with the events just written (SPEC §15, migration 019). A statement of its own,
+ * after the inserts, so that enqueue.ts's insert stays one text whether a write is traced or not; it costs one update
+ * by primary key per traced transaction and nothing when tracing is off.
+ */
+async function storeTrace(trx: Kysely<Tables>, tracer: WriteTracer | null, enqueued: readonly Enqueued[]): Promise<void> {
+  const trace = tracer?.current() ?? null;
+  if (trace === null || enqueued.length === 0) return;
+  await trx
+    .updateTable('events')
+    .set({ traceparent: trace.traceparent, tracestate: trace.tracestate })
+    .where('id', 'in', enqueued.map((e) => e.eventId))
+    .execute();
 }
 
 export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null, tracer: WriteTracer | null = null): Outbox {
@@ -47,8 +64,16 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
   };
   return {
     tracer,
-    enqueue: (trx, event, now, onlyTargetId) => enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx) }),
-    enqueueMany: (trx, events, now) => enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx) }),
+    async enqueue(trx, event, now, onlyTargetId) {
+      const enqueued = await enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx) });
+      await storeTrace(trx, tracer, [enqueued]);
+      return enqueued;
+    },
+    async enqueueMany(trx, events, now) {
+      const enqueued = await enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx) });
+      await storeTrace(trx, tracer, enqueued);
+      return enqueued;
+    },
     async committed(given) {
       const all = (Array.isArray(given) ? given : [given]).filter((e): e is Enqueued => e !== null);
       if (all.length === 0) return;

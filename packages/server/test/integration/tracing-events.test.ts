@@ -1,0 +1,104 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTracing, tracing, type Tracing } from '../../src/tracing/tracing.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { DIALECTS } from '../helpers/db.js';
+import { startOtlpCollector, type OtlpCollector } from '../helpers/otlp-collector.js';
+
+/**
+ * SPEC §15's stored trace context (migration 019): an event keeps the context of the transaction that wrote it, and
+ * the feed serves it as `"traceparent"`, absent (not null) when the write was not traced. The test app checks every
+ * answer against its documented schema, the feed's Event with its optional traceparent included.
+ */
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+const FEED_MEMBERS = ['id', 'topic', 'collection', 'recordId', 'occurredAt', 'payload'];
+
+async function setUp(t: TestApp): Promise<{ write: (headers: Record<string, string>) => Promise<string>; feed: () => Promise<Array<Record<string, unknown>>> }> {
+  await t.collection('notes', [{ name: 'title', type: 'text', required: false }]);
+  const writer = { authorization: `Bearer ${await t.token(['records:write'])}` };
+  const reader = { authorization: `Bearer ${await t.token(['events:read'])}` };
+  return {
+    async write(headers) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/collections/notes/records', headers: { ...writer, ...headers }, payload: { data: { title: 'x' } } });
+      expect(res.statusCode).toBe(201);
+      return (res.json() as { id: string }).id;
+    },
+    async feed() {
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/events', headers: reader });
+      expect(res.statusCode).toBe(200);
+      return (res.json() as { items: Array<Record<string, unknown>> }).items;
+    },
+  };
+}
+
+const storedTrace = (t: TestApp, recordId: string) =>
+  t.ctx.database.db.selectFrom('events').select(['id', 'traceparent', 'tracestate']).where('record_id', '=', recordId).executeTakeFirstOrThrow();
+
+describe.each(DIALECTS)('stored trace context (%s)', (dialect) => {
+  let collector: OtlpCollector | null = null;
+  let tracer: Tracing | null = null;
+  let t: TestApp | null = null;
+
+  afterEach(async () => {
+    await t?.close();
+    await tracer?.shutdown();
+    await collector?.close();
+    t = tracer = collector = null;
+  });
+
+  it('a traced write stores its transaction span\'s context with the event, and the feed event carries it', async () => {
+    collector = await startOtlpCollector();
+    tracer = await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, pino({ level: 'silent' }));
+    t = await createTestApp(dialect);
+    const api = await setUp(t);
+    const continued = await api.write({ traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`, tracestate: 'vendor=1' });
+    const own = await api.write({});
+    const batch = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/batch',
+      headers: { authorization: `Bearer ${await t.token(['records:write'])}` },
+      payload: { operations: [{ method: 'POST', collection: 'notes', data: { title: 'a' } }, { method: 'POST', collection: 'notes', data: { title: 'b' } }] },
+    });
+    expect(batch.statusCode).toBe(200);
+    const batchIds = (batch.json() as { results: Array<{ record: { id: string } }> }).results.map((r) => r.record.id);
+
+    const first = await storedTrace(t, continued);
+    expect(first.tracestate).toBe('vendor=1');
+    const second = await storedTrace(t, own);
+    expect(second.tracestate).toBeNull();
+    // A batch is one transaction: its events share one context.
+    const batched = await Promise.all(batchIds.map((id) => storedTrace(t!, id)));
+    expect(batched[0]!.traceparent).not.toBeNull();
+    expect(batched[1]!.traceparent).toBe(batched[0]!.traceparent);
+
+    const items = await api.feed();
+    expect(items).toHaveLength(4);
+    for (const e of [first, second, ...batched]) {
+      const item = items.find((i) => i.id === e.id)!;
+      expect(Object.keys(item)).toEqual([...FEED_MEMBERS, 'traceparent']);
+      expect(item.traceparent).toBe(e.traceparent);
+    }
+
+    await tracer.shutdown();
+    // The stored parent-id is the write's transaction span: what its deliveries' spans will hang from.
+    const transactions = collector.spans.filter((s) => s.name === 'svc.transaction');
+    for (const [e, recordId] of [[first, continued], [second, own], [batched[0]!, batchIds]] as const) {
+      const [, traceId, spanId] = TRACEPARENT.exec(e.traceparent ?? '')!;
+      expect(transactions.find((s) => s.spanId === spanId)).toMatchObject({ traceId, attributes: { 'svc.record.id': recordId } });
+    }
+    expect(TRACEPARENT.exec(first.traceparent!)![1]).toBe(TRACE_ID);
+  });
+
+  it('without OTEL_* variables nothing is stored and the feed event has no traceparent member, not even a caller\'s', async () => {
+    expect(tracing()).toBeNull();
+    t = await createTestApp(dialect);
+    const api = await setUp(t);
+    const id = await api.write({ traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`, tracestate: 'vendor=1' });
+    expect(await storedTrace(t, id)).toMatchObject({ traceparent: null, tracestate: null });
+    const [item] = await api.feed();
+    expect(Object.keys(item!)).toEqual(FEED_MEMBERS);
+  });
+});
