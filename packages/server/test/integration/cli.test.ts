@@ -37,7 +37,8 @@ describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
     expect(token.stdout).toMatch(/^svc_pat_[A-Za-z0-9_-]+\n$/);
     const badScope = await svc(['token', 'create', '--name', 'x', '--scope', 'everything'], env);
     expect(badScope.code).toBe(1);
-  });
+    // Five processes, each compiling the sources through tsx: 8 s apiece at CI's load, past the 30 s default.
+  }, 120_000);
 
   it('a bad setting stops the start with a message naming the variable', async () => {
     const res = await svc(['serve'], { ...env, SVC_PORT: 'eighty' });

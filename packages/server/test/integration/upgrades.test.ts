@@ -36,7 +36,7 @@ describe.each(DIALECTS)('upgrades (%s)', (dialect) => {
     expect(dry.stdout).toBe(`2 migration(s) would be applied:\n  ${secondNewest}\n  ${newest}\n`);
     // Nothing was applied: the same two are still to come.
     expect(await migrationsToApply(config(db.url))).toEqual([secondNewest, newest]);
-  });
+  }, 120_000);
 
   it('a database migrated by a newer svc is refused at start and by migrate, naming what it does not know', async () => {
     db = await createTestDatabase(dialect);
@@ -52,7 +52,8 @@ describe.each(DIALECTS)('upgrades (%s)', (dialect) => {
       expect(res.code, args.join(' ')).toBe(1);
       expect(res.stderr).toMatch(/newer svc.*900_from_the_future.*refuses to start/s);
     }
-  });
+    // Three svc processes through tsx: slow on a loaded machine.
+  }, 120_000);
 });
 
 describe('migrate --dry-run on a SQLite file that does not exist yet', () => {
@@ -68,5 +69,5 @@ describe('migrate --dry-run on a SQLite file that does not exist yet', () => {
     expect(existsSync(file)).toBe(false);
     expect((await svc(['migrate'], { SVC_DATABASE_URL: `sqlite:${file}`, SVC_LOG_LEVEL: 'warn' })).code).toBe(0);
     expect((await svc(['migrate', '--dry-run'], { SVC_DATABASE_URL: `sqlite:${file}`, SVC_LOG_LEVEL: 'warn' })).stdout).toBe('no migrations to apply: the database is up to date\n');
-  });
+  }, 120_000);
 });
