@@ -23,7 +23,7 @@ describe.each(DIALECTS)('svc admin-token create (%s)', (dialect) => {
     expect((await t.app.inject({ method: 'POST', url: '/admin/v1/collections', headers: auth, payload: { name: 'x', fields: [] } })).statusCode).toBe(403);
     const list = await t.app.inject({ method: 'GET', url: '/admin/v1/admin-tokens', headers: t.admin.headers });
     expect((list.json() as { items: unknown[] }).items).toContainEqual(expect.objectContaining({ name: 'deploy', scopes: ['admin:read', 'admin:webhooks'], createdBy: 'cli' }));
-  });
+  }, 120_000);
 
   it('refuses no scope or an unknown one, on stderr with status 1', async () => {
     for (const args of [['--name', 'x'], ['--name', 'x', '--scope', 'records:read']]) {
@@ -32,5 +32,6 @@ describe.each(DIALECTS)('svc admin-token create (%s)', (dialect) => {
       expect(res.stdout).toBe('');
       expect(res.stderr).toContain('--scope');
     }
-  });
+    // Two svc processes through tsx: slow on a loaded machine.
+  }, 120_000);
 });

@@ -153,7 +153,7 @@ describe.each(DIALECTS)('retention (%s)', (dialect) => {
     const real = await svc(['prune'], env);
     expect(real.stdout).toBe('delivery_jobs: 2 removed\ndelivery_attempts: 2 removed\nevents: 2 removed\n');
     expect([await count('delivery_jobs'), await count('delivery_attempts'), await count('events')]).toEqual([0, 0, 0]);
-  });
+  }, 120_000);
 });
 
 function svc(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
