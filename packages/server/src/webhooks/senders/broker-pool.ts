@@ -22,6 +22,9 @@ interface Entry {
   connection: BrokerConnection;
   /** The state last logged: null before the first report, so the first failure is logged too. */
   reported: boolean | null;
+  /** Resolves at the first report: connected, or the first connection attempt failed. */
+  firstReport: Promise<void>;
+  reportedFirst: () => void;
 }
 
 /**
@@ -36,7 +39,9 @@ export class BrokerPool implements DeliverySender {
   constructor(settings: readonly BrokerSetting[], private readonly opts: BrokerPoolOptions) {
     for (const setting of settings) {
       const connection = FACTORIES[setting.kind](setting, { state: (up, detail) => this.changed(setting.name, up, detail) }, opts.timeoutMs);
-      this.entries.set(setting.name, { setting, connection, reported: null });
+      let reportedFirst = () => {};
+      const firstReport = new Promise<void>((resolve) => (reportedFirst = resolve));
+      this.entries.set(setting.name, { setting, connection, reported: null, firstReport, reportedFirst });
     }
   }
 
@@ -63,9 +68,18 @@ export class BrokerPool implements DeliverySender {
     const { timeoutMs } = this.opts;
     let timer: NodeJS.Timeout | undefined;
     let cancel: (() => void) | undefined;
+    let over = false;
     // A publish left behind by the deadline or a cancel still settles; nothing waits for it (a late acknowledgement
     // is lost, and the job is published again: at least once, de-duplicated by the delivery id).
-    const published = entry.connection.publish(target, message, timeoutMs).catch((err: unknown): PublishResult => ({ ok: false, code: 'connection_failed', message: `The publish failed (${errorDetail(err)}).` }));
+    const published = (async (): Promise<PublishResult> => {
+      // A process that has just started is still connecting: its first attempts wait for the first outcome (connected,
+      // or the first connection attempt failed) instead of failing before a broker that is up could answer. Without
+      // it, every job claimed in a worker's first moments used an attempt and waited for the schedule's next step
+      // (5 s by default), measured in W15.
+      if (entry.reported === null) await entry.firstReport;
+      if (over) return { ok: false, code: 'timeout', message: 'Not sent: the attempt ended while the connection was being opened.' };
+      return entry.connection.publish(target, message, timeoutMs);
+    })().catch((err: unknown): PublishResult => ({ ok: false, code: 'connection_failed', message: `The publish failed (${errorDetail(err)}).` }));
     const late = new Promise<PublishResult>((resolve) => {
       timer = setTimeout(() => resolve({ ok: false, code: 'timeout', message: `The broker did not acknowledge within ${timeoutMs} ms.` }), timeoutMs);
       cancel = () => resolve({ ok: false, code: 'connection_failed', message: 'The attempt was cancelled.' });
@@ -74,6 +88,7 @@ export class BrokerPool implements DeliverySender {
     try {
       return outcome(await Promise.race([published, late]));
     } finally {
+      over = true;
       clearTimeout(timer);
       signal.removeEventListener('abort', cancel!);
     }
@@ -85,6 +100,7 @@ export class BrokerPool implements DeliverySender {
 
   private changed(name: string, up: boolean, detail?: string): void {
     const entry = this.entries.get(name);
+    entry?.reportedFirst();
     if (!entry || entry.reported === up) return;
     entry.reported = up;
     const fields = { broker: entry.setting.name, kind: entry.setting.kind, address: brokerAddress(entry.setting.url) };
