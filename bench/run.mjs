@@ -25,6 +25,7 @@ import { w10 } from './lib/w10-stream.mjs';
 import { w12 } from './lib/w12-batch.mjs';
 import { w4Limited } from './lib/w4-limited.mjs';
 import { w4Scheme } from './lib/w4-scheme.mjs';
+import { w15 } from './lib/w15-brokers.mjs';
 import { w4Ordered } from './lib/w4-ordered.mjs';
 import { w11 } from './lib/w11-query.mjs';
 import { w13 } from './lib/w13-soak.mjs';
@@ -62,7 +63,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W14, W4O, W4L, W4S; W9, W10, W11, W13 and W14 run only when named); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W15, W4O, W4L, W4S; W9, W10, W11, W13, W14 and W15 run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w11-records N  W11's collection size (default 100000)
@@ -123,7 +124,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'svc-bench-'));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const cellsApi = makeCells();
-const pgInfo = selected.some((w) => ['W3', 'W4', 'W4L', 'W4S', 'W5', 'W7', 'W9', 'W11', 'W13', 'W14'].includes(w)) ? await pgAvailable() : null;
+const pgInfo = selected.some((w) => ['W3', 'W4', 'W4L', 'W4S', 'W5', 'W7', 'W9', 'W11', 'W13', 'W14', 'W15'].includes(w)) ? await pgAvailable() : null;
 const versions = readVersions();
 const ctx = {
   opts,
@@ -245,6 +246,7 @@ try {
   await step('W11', () => w11(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
   await step('W13', () => w13(ctx, receiver, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
   await step('W14', () => w14(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
+  await step('W15', () => w15(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
 } finally {
   await receiver?.close().catch(() => {});
 }
