@@ -3,9 +3,9 @@ import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanS
 import type { Logger } from 'pino';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, ATTR_URL_SCHEME } from '@opentelemetry/semantic-conventions';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, ATTR_URL_SCHEME } from '@opentelemetry/semantic-conventions';
 import type { TracingSettings } from './settings.js';
-import type { RequestSpan, TraceHeaders, TracingRuntime } from './types.js';
+import type { AttemptSpan, RequestSpan, TraceHeaders, TracingRuntime } from './types.js';
 
 /**
  * The OpenTelemetry SDK behind tracing.ts. Only ever loaded by its dynamic import(), when an endpoint is set: this is
@@ -105,6 +105,33 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
       if (!sc || !isSpanContextValid(sc)) return null;
       const tracestate = sc.traceState?.serialize() ?? '';
       return { traceparent: `00-${sc.traceId}-${sc.spanId}-${hex2(sc.traceFlags & 0xff)}`, tracestate: tracestate === '' ? null : tracestate };
+    },
+    startAttempt(parent, kind, attributes): AttemptSpan {
+      // The stored context as the write's request would have sent it: its sampled flag decides this span's sampling
+      // (the parent-based samplers), so a trace is kept or dropped as a whole, however much later the attempt runs.
+      const carrier: Record<string, string> = { traceparent: parent.traceparent };
+      if (parent.tracestate !== null) carrier.tracestate = parent.tracestate;
+      const stored = propagation.extract(ROOT_CONTEXT, carrier);
+      // HTTP client spans are named by the method (semantic conventions; the URL may carry secrets and is left out).
+      const name = kind === 'client' ? 'POST' : 'publish';
+      const span = tracer.startSpan(name, { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.PRODUCER, attributes }, stored);
+      if (kind === 'client') span.setAttribute(ATTR_HTTP_REQUEST_METHOD, 'POST');
+      const own: Record<string, string> = {};
+      propagation.inject(trace.setSpan(stored, span), own);
+      return {
+        headers: { traceparent: own.traceparent!, tracestate: own.tracestate ?? null },
+        end(result) {
+          // null (a broker's acceptance) leaves the status unset, as for any span that did not fail.
+          if (result !== null && 'statusCode' in result) {
+            span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.statusCode);
+            // Anything but 2xx fails the delivery (decision.ts), so it is the attempt span's error too.
+            if (result.statusCode < 200 || result.statusCode > 299) span.setAttribute(ATTR_ERROR_TYPE, String(result.statusCode)).setStatus({ code: SpanStatusCode.ERROR });
+          } else if (result !== null) {
+            span.setAttribute(ATTR_ERROR_TYPE, result.error).setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+          }
+          span.end();
+        },
+      };
     },
     async shutdown() {
       try {

@@ -17,6 +17,17 @@ export interface TraceHeaders {
   readonly tracestate: string | null;
 }
 
+/** A client (HTTPS) or producer (broker) span of one delivery attempt. */
+export interface AttemptSpan {
+  /** What the attempt sends: the attempt span's own context, so a receiver continues the trace under it. */
+  readonly headers: TraceHeaders;
+  /**
+   * Ends the span with the HTTP answer's status (error status when not 2xx), a failure's code (error status), or
+   * null: a broker's acceptance.
+   */
+  end(result: { statusCode: number } | { error: string } | null): void;
+}
+
 /** What ./otel.js provides once loaded. */
 export interface TracingRuntime {
   startRequest(method: string, headers: IncomingHttpHeaders, scheme: string): RequestSpan;
@@ -26,7 +37,9 @@ export interface TracingRuntime {
   note(attributes: Readonly<Record<string, string>>): void;
   /** `fn`, to run later in the context active now (a group commit runs writes from another request's turn). */
   bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
-  /** The active span's context as headers, or null when there is no sampled span. */
+  /** The active span's context as headers, or null when there is no span. */
   current(): TraceHeaders | null;
+  /** A span of one delivery attempt, a child of the context stored with its event (`parent`); started now. */
+  startAttempt(parent: TraceHeaders, kind: 'client' | 'producer', attributes: Readonly<Record<string, string | number>>): AttemptSpan;
   shutdown(): Promise<void>;
 }

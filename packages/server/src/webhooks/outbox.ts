@@ -37,9 +37,10 @@ export interface WriteTracer {
 }
 
 /**
- * The write span's context stored with the events just written (SPEC §15, migration 019). A statement of its own,
- * after the inserts, so that enqueue.ts's insert stays one text whether a write is traced or not; it costs one update
- * by primary key per traced transaction and nothing when tracing is off.
+ * The write span's context stored with the events just written (SPEC §15, migration 019), and given to the jobs
+ * handed to this process's worker, which are never claimed (the claim reads it with the event's payload). A statement
+ * of its own, after the inserts, so that enqueue.ts's insert stays one text whether a write is traced or not; it costs
+ * one update by primary key per traced transaction and nothing when tracing is off.
  */
 async function storeTrace(trx: Kysely<Tables>, tracer: WriteTracer | null, enqueued: readonly Enqueued[]): Promise<void> {
   const trace = tracer?.current() ?? null;
@@ -49,6 +50,7 @@ async function storeTrace(trx: Kysely<Tables>, tracer: WriteTracer | null, enque
     .set({ traceparent: trace.traceparent, tracestate: trace.tracestate })
     .where('id', 'in', enqueued.map((e) => e.eventId))
     .execute();
+  for (const e of enqueued) for (const h of e.handedOver) h.job = { ...h.job, traceparent: trace.traceparent, tracestate: trace.tracestate };
 }
 
 export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null, tracer: WriteTracer | null = null): Outbox {

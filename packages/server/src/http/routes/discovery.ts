@@ -50,6 +50,7 @@ export const FEATURES = [
   'destinations.rabbitmq',
   'destinations.redis',
   'admin.tokens',
+  'tracing',
 ] as const;
 
 /** Every value is the one in force, configuration included: clients may size requests by it. */

@@ -40,6 +40,8 @@ export const JOB_OVERHEAD_BYTES = 256;
 
 type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collection' | 'record_id' | 'attempt_count' | 'round_start' | 'lease_id' | 'lease_expires_at'> & {
   payload: Buffer | string | null;
+  traceparent: string | null;
+  tracestate: string | null;
 };
 
 /**
@@ -205,6 +207,8 @@ const heldJob = (r: ClaimRow, lease: string): HeldJob => ({
   roundStart: r.round_start,
   // Every job's event has its payload (enqueue.ts, migration 003); 'null' only if a row was made by hand.
   body: envelopeBytes(r, r.payload ?? 'null'),
+  // Only a traced event's job carries its context (migration 019): an untraced one is the job it always was.
+  ...(r.traceparent !== null ? { traceparent: r.traceparent, tracestate: r.tracestate } : {}),
 });
 
 /**
@@ -258,5 +262,8 @@ export function claimStatement(
        set state = 'delivering', lease_id = ${opts.lease}, lease_expires_at = ${opts.now + opts.leaseMs}, updated_at = ${opts.now}
      where ${caps.idIn(sql.join(chosen, sql` union all `))}
     returning id, webhook_id, topic, collection, record_id, attempt_count, round_start, lease_id, lease_expires_at,
-              ${caps.textBytes(sql`(select e.payload from events e where e.id = delivery_jobs.event_id)`)} as payload`;
+              ${caps.textBytes(sql`(select e.payload from events e where e.id = delivery_jobs.event_id)`)} as payload,
+              -- the write's trace context (migration 019): two more probes of the event's primary key, no join
+              (select e.traceparent from events e where e.id = delivery_jobs.event_id) as traceparent,
+              (select e.tracestate from events e where e.id = delivery_jobs.event_id) as tracestate`;
 }

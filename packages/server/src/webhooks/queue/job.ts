@@ -19,6 +19,9 @@ export interface HeldJob {
   readonly roundStart: number;
   /** The exact bytes every attempt of this job sends. */
   readonly body: Buffer;
+  /** The W3C context of the write that made the job's event (migration 019, SPEC §15): the attempt spans' parent. */
+  readonly traceparent?: string | null;
+  readonly tracestate?: string | null;
 }
 
 /** What names one claim of one job: the two a transition's guard matches. */

@@ -1,5 +1,6 @@
 import { NO_TRACE, type AttemptTrace } from '../connection-trace.js';
 import type { AttemptResult } from '../decision.js';
+import { tracing, type TraceHeaders } from '../../tracing/tracing.js';
 import type { HeldJob } from '../queue/job.js';
 import type { AttemptOutcome, DeliverySender } from '../senders/sender.js';
 import { signatureHeaders } from '../signing.js';
@@ -48,21 +49,25 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
     return notAttempted('secret-unavailable');
   }
   const timestamp = Math.floor(startedAt / 1000);
+  const span = attemptSpan(job, target);
   // The same message for every kind of destination: an HTTPS request's headers, a broker message's (SPEC §14).
   const outcome = await deps.sender.deliver(
     target,
     {
       id: job.id,
       body: job.body,
-      // The target's own headers first: none of their names can be one of svc's (static-headers.ts refuses them).
+      // The target's own headers first: none of their names can be one of svc's (static-headers.ts refuses them,
+      // traceparent and tracestate included).
       headers: {
         ...opened.headers,
         'content-type': 'application/json',
         ...signatureHeaders(target.signatureScheme, opened.signing, job.id, timestamp, job.body),
+        ...(span ? traceHeaders(span.headers) : {}),
       },
     },
     signal,
   );
+  span?.end(signal.aborted ? { error: 'shutdown' } : outcome.kind === 'response' ? { statusCode: outcome.statusCode } : outcome.kind === 'failure' ? { error: outcome.code } : null);
   if (signal.aborted) return notAttempted('shutdown');
   return { result: resultOf(outcome), startedAt, durationMs: outcome.durationMs, snippet: outcome.kind === 'failure' ? '' : outcome.snippet, trace: outcome.trace ?? NO_TRACE };
 }
@@ -72,3 +77,23 @@ const resultOf = (outcome: AttemptOutcome): AttemptResult => {
   if (outcome.kind === 'accepted') return { kind: 'accepted' };
   return { kind: 'failure', code: outcome.code, message: outcome.message };
 };
+
+/**
+ * The attempt's span (SPEC §15): only when tracing is on and the event was written in a trace (migration 019). Its
+ * parent is the write's stored context, so every attempt of the event, retried, replayed or made by another process,
+ * is in the write's trace; with tracing off nothing is started and no trace header is sent. HTTPS only for now: the
+ * broker senders' producer spans come with their senders (their message headers carry the same two names).
+ */
+function attemptSpan(job: HeldJob, target: TargetRow) {
+  const runtime = tracing();
+  if (runtime === null || !job.traceparent || target.type !== 'https' || target.url === null) return null;
+  return runtime.startAttempt({ traceparent: job.traceparent, tracestate: job.tracestate ?? null }, 'client', {
+    // The host as the URL names it (the address dialled is in the attempt's record); IPv6 without its brackets.
+    'server.address': new URL(target.url).hostname.replace(/^\[(.*)\]$/, '$1'),
+    'svc.delivery.id': job.id,
+    'svc.webhook.id': job.webhookId,
+    'svc.attempt.number': job.attemptCount + 1,
+  });
+}
+
+const traceHeaders = (h: TraceHeaders): Record<string, string> => (h.tracestate === null ? { traceparent: h.traceparent } : { traceparent: h.traceparent, tracestate: h.tracestate });
