@@ -15,7 +15,8 @@ const S = '^packages/server/src/';
 const within = (...parts) => `${S}(${parts.join('|')})`;
 const LIB = ['lib/', 'errors\\.ts$'];
 const UP_TO_DB = [...LIB, 'config/', 'db/'];
-const UP_TO_CONTEXT = [...UP_TO_DB, 'context\\.ts$'];
+// tracing (SPEC §15) sits beside config: a process-wide runtime every domain may open a span with.
+const UP_TO_CONTEXT = [...UP_TO_DB, 'context\\.ts$', 'tracing/'];
 
 /**
  * Files matching `from` may import only files matching `allowed` (within the server's source). The pairs that have
@@ -48,6 +49,7 @@ module.exports = {
     onlyBelow('lib-imports-only-lib', 'lib holds pure helpers; it may name the error catalogue and nothing else of svc.', within('lib/'), within(...LIB)),
     onlyBelow('errors-imports-nothing', 'The error catalogue is the bottom of the graph.', within('errors\\.ts$'), within('errors\\.ts$')),
     onlyBelow('config-imports-only-lib', 'config reads the environment; it knows nothing of storage or the domains.', within('config/'), within(...LIB, 'config/')),
+    onlyBelow('tracing-imports-only-lib-config', 'tracing reads its settings and exports spans; it knows no domain.', within('tracing/'), within(...LIB, 'config/', 'tracing/')),
     onlyBelow('db-imports-only-lib-config', 'db connects and migrates; it knows no domain.', within('db/'), within(...UP_TO_DB)),
     onlyBelow('context-imports-only-lib-config-db', 'The context type sits below the domains that receive it.', within('context\\.ts$'), within(...UP_TO_DB)),
     {

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { DeliveryJobsTable, Tables } from '../../db/tables.js';
+import { tracing } from '../../tracing/tracing.js';
 import { envelopeBytes } from '../envelope.js';
 import { newLeaseToken, type HeldJob } from './job.js';
 
@@ -235,6 +236,16 @@ const heldJob = (r: ClaimRow, lease: string): HeldJob => ({
  * budget stay pending, unlocked at the statement's commit. Small jobs fit whole: for them the statement takes what
  * it took before, at the cost of one more primary-key probe a job.
  */
+/**
+ * The write's trace context (migration 019), read only in a process that traces: two more probes of the event's
+ * primary key a job, which a process with tracing off must not pay (SPEC §15: nothing measurable).
+ */
+const traceColumns = (): RawBuilder<unknown> =>
+  tracing() === null
+    ? sql`null as traceparent, null as tracestate`
+    : sql`(select e.traceparent from events e where e.id = delivery_jobs.event_id) as traceparent,
+              (select e.tracestate from events e where e.id = delivery_jobs.event_id) as tracestate`;
+
 export function claimStatement(
   caps: DialectCapabilities,
   opts: { targets: readonly ClaimRequest[]; lease: string; now: number; leaseMs: number },
@@ -263,7 +274,5 @@ export function claimStatement(
      where ${caps.idIn(sql.join(chosen, sql` union all `))}
     returning id, webhook_id, topic, collection, record_id, attempt_count, round_start, lease_id, lease_expires_at,
               ${caps.textBytes(sql`(select e.payload from events e where e.id = delivery_jobs.event_id)`)} as payload,
-              -- the write's trace context (migration 019): two more probes of the event's primary key, no join
-              (select e.traceparent from events e where e.id = delivery_jobs.event_id) as traceparent,
-              (select e.tracestate from events e where e.id = delivery_jobs.event_id) as tracestate`;
+              ${traceColumns()}`;
 }
