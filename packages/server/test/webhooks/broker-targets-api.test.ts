@@ -115,6 +115,8 @@ describe.each(DIALECTS)('broker targets in the admin API (%s)', (dialect) => {
     const renamed = await patch(created.id, { subject: 'b.{topic}' });
     expect(renamed.statusCode, renamed.body).toBe(200);
     expect(renamed.json()).toMatchObject({ type: 'nats', broker: 'events', subject: 'b.{topic}' });
+    // Other fields beside the destination's: the new name is kept, the destination untouched.
+    expect((await patch(created.id, { name: 'renamed' })).json()).toMatchObject({ name: 'renamed', type: 'nats', subject: 'b.{topic}' });
     expect((await patch(created.id, { url: 'https://93.184.215.14/' })).statusCode).toBe(422);
 
     // To redis: the nats fields go, the redis ones are required.
