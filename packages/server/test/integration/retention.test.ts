@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { idFloor } from '../../src/lib/ids.js';
 import { prunePass, type PruneCounts } from '../../src/retention.js';
 import { DIALECTS } from '../helpers/db.js';
 import { createDeliveryRig, type DeliveryRig } from '../helpers/delivery.js';
+import { svc } from '../helpers/svc-command.js';
 import { waitFor } from '../helpers/wait.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 // 0.0001 days is 8.64 s: one step of the manual clock passes it, two steps pass the dead jobs' 0.0002.
 const RETENTION = { SVC_RETENTION_DELIVERED_DAYS: '0.0001', SVC_RETENTION_DEAD_DAYS: '0.0002', SVC_RETENTION_EVENTS_DAYS: '0.0001', SVC_WEBHOOK_RETRY_SCHEDULE: '0s' };
 const STEP_MS = 10_000;
@@ -156,14 +154,3 @@ describe.each(DIALECTS)('retention (%s)', (dialect) => {
   }, 120_000);
 });
 
-function svc(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
