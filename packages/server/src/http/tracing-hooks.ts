@@ -36,4 +36,14 @@ export function registerTracingHooks(app: FastifyInstance): void {
     }
     done();
   });
+  // A client that leaves before the answer (a long-poll given up, a stream closed) gets no onResponse: without this
+  // its span would never end, never be exported, and stay in memory.
+  app.addHook('onRequestAbort', (request, done) => {
+    const span = (request as Traced)[SPAN];
+    if (span) {
+      (request as Traced)[SPAN] = undefined;
+      span.end(request.routeOptions.url, 'aborted');
+    }
+    done();
+  });
 }

@@ -67,8 +67,12 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
         end(route, status) {
           // A route template, never the raw path: `/api/v1/collections/:name/records/:id` is one name for all records.
           if (route !== undefined) span.updateName(`${method} ${route}`).setAttribute(ATTR_HTTP_ROUTE, route);
-          span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-          if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          // A client that left has no status code; the span says why it ended (not a server error: no error status).
+          if (status === 'aborted') span.setAttribute(ATTR_ERROR_TYPE, 'aborted');
+          else {
+            span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+            if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          }
           span.end();
         },
       };

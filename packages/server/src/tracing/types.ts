@@ -8,7 +8,8 @@ export interface RequestSpan {
   readonly spanId: string;
   /** Runs `fn` (and whatever it starts) with this span as the active one: the handler's writes are its children. */
   run<T>(fn: () => T): T;
-  end(route: string | undefined, status: number): void;
+  /** Ends the span with the answer's status, or `aborted` when the client left before any answer was sent. */
+  end(route: string | undefined, status: number | 'aborted'): void;
 }
 
 /** A span context as W3C headers carry it. */

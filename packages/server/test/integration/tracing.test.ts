@@ -8,6 +8,9 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, cookieFrom } from '../helpers/app.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DIALECTS } from '../helpers/db.js';
 import { startOtlpCollector, type OtlpCollector } from '../helpers/otlp-collector.js';
+import { metric } from '../helpers/outage-client.js';
+import { waitFor } from '../helpers/wait.js';
+import { createApiToken } from '../../src/auth/api-tokens.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -118,5 +121,29 @@ describe.each(DIALECTS)('tracing of a write (%s)', (dialect) => {
     expect(span).toMatchObject({ name: 'GET', statusCode: 0 });
     expect(span!.attributes['http.route']).toBeUndefined();
     expect(span!.parentSpanId).toBe('');
+  });
+
+  it('a request its client leaves before the answer still ends its span, marked aborted, with no error status', async () => {
+    const app = await buildApp(base.ctx);
+    try {
+      const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+      const { token } = await createApiToken(base.ctx, { name: 'feed', scopes: ['events:read'], collections: null });
+      const leave = new AbortController();
+      const poll = fetch(`${origin}/api/v1/events?after=now&wait=20`, { headers: { authorization: `Bearer ${token}` }, signal: leave.signal }).catch(() => null);
+      // Waiting (it holds a place): then the client goes.
+      await waitFor(async () => (await metric(origin, 'svc_feed_long_polls_waiting')) === 1, 'the long-poll waiting');
+      leave.abort();
+      await poll;
+      // The place frees when svc has seen the client leave: the abort hook has run by then.
+      await waitFor(async () => (await metric(origin, 'svc_feed_long_polls_waiting')) === 0, 'the place freed');
+    } finally {
+      await app.close();
+    }
+    await tracer.shutdown();
+    const span = collector.spans.find((s) => s.kind === 2 && s.name === 'GET /api/v1/events');
+    expect(span, 'the aborted request was exported').toBeDefined();
+    expect(span!.attributes['error.type']).toBe('aborted');
+    expect(span!.attributes['http.response.status_code']).toBeUndefined();
+    expect(span!.statusCode).toBe(0);
   });
 });
