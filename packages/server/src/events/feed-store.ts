@@ -61,6 +61,12 @@ export const feedEventJson = (caps: DialectCapabilities): RawBuilder<string> =>
     then json_prefix || coalesce(payload, 'null') || ',"traceparent":"' || traceparent || '"}'
     else ${caps.eventJson()} end`;
 
+/** One event as the feed serves it (its traceparent too), or null: unknown, or not in the feed (a webhook.test job's). */
+export async function findFeedEventJson(db: Kysely<Tables>, caps: DialectCapabilities, id: string): Promise<string | null> {
+  const row = await db.selectFrom('events').select(feedEventJson(caps).as('json')).where('id', '=', id).where('position', 'is not', null).executeTakeFirst();
+  return row?.json ?? null;
+}
+
 /**
  * A read's first statement (feed-budget.ts): each event's JSON when its stored payload is at most `inline` bytes, else
  * null and, as `big`, the payload's size; octet_length reads neither SQLite's overflow pages nor PostgreSQL's TOAST,

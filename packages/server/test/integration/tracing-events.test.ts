@@ -81,6 +81,10 @@ describe.each(DIALECTS)('stored trace context (%s)', (dialect) => {
       expect(Object.keys(item)).toEqual([...FEED_MEMBERS, 'traceparent']);
       expect(item.traceparent).toBe(e.traceparent);
     }
+    // The admin UI's event page (GET /admin/v1/events/{id}) shows the event as the feed does, traceparent included.
+    const detail = await t.app.inject({ method: 'GET', url: `/admin/v1/events/${first.id}`, headers: t.admin.headers });
+    expect(detail.statusCode).toBe(200);
+    expect(detail.json().traceparent).toBe(first.traceparent);
 
     await tracer.shutdown();
     // The stored parent-id is the write's transaction span: what its deliveries' spans will hang from.

@@ -18,7 +18,8 @@ import { findCollection } from '../../records/collections-store.js';
 import { refuseBearer } from '../auth.js';
 import { EventDetail, EventList, TopicSchema, errorResponses, ref } from '../schemas.js';
 import { idPattern } from '../../lib/ids.js';
-import { findFeedEventJson, listEventJobs } from '../../webhooks/queue/jobs-store.js';
+import { listEventJobs } from '../../webhooks/queue/jobs-store.js';
+import { findFeedEventJson } from '../../events/feed-store.js';
 import { presentJob } from './admin-deliveries.js';
 
 export const EVENTS_MAX_LIMIT = 1000;

@@ -83,15 +83,6 @@ export async function listEventJobs(db: Kysely<Tables>, eventId: string): Promis
   return jobsWithTarget(db).where('delivery_jobs.event_id', '=', eventId).orderBy('delivery_jobs.id').execute();
 }
 
-/**
- * One event as the feed shows it (its JSON, built by the database as a feed page builds it), or null when there is
- * none or it is not in the feed (a `webhook.test` job's event, an event written before the feed existed).
- */
-export async function findFeedEventJson(db: Kysely<Tables>, caps: DialectCapabilities, id: string): Promise<string | null> {
-  const row = await db.selectFrom('events').select(caps.eventJson().as('json')).where('id', '=', id).where('position', 'is not', null).executeTakeFirst();
-  return row?.json ?? null;
-}
-
 /** The exact bytes a job sends: built from the job and its event's payload, as a claim builds them. */
 export async function findEnvelope(db: Kysely<Tables>, job: DeliveryJobsTable): Promise<string> {
   const event = await db.selectFrom('events').select('payload').where('id', '=', job.event_id).executeTakeFirst();
