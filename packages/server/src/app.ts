@@ -23,6 +23,7 @@ import { registerTracingHooks } from './http/tracing-hooks.js';
 import { tracing } from './tracing/tracing.js';
 import { adminAdminRoutes } from './http/routes/admin-admins.js';
 import { adminAdminTokenRoutes } from './http/routes/admin-admin-tokens.js';
+import { adminBrokerRoutes } from './http/routes/admin-brokers.js';
 import { adminCollectionRoutes } from './http/routes/admin-collections.js';
 import { adminDeliveryRoutes } from './http/routes/admin-deliveries.js';
 import { adminSessionRoutes } from './http/routes/admin-session.js';
@@ -251,6 +252,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     await admin.register(adminAdminTokenRoutes(ctx, (id) => feed.fanout.recheckOwner(adminTokenOwner(id))));
     await admin.register(adminWebhookRoutes(ctx, outbox));
     await admin.register(adminWebhookHealthRoutes(ctx));
+    await admin.register(adminBrokerRoutes(ctx));
     await admin.register(adminDeliveryRoutes(ctx));
     await admin.register(adminEventRoutes(ctx, feed));
     await admin.register(adminOpenApiRoute(ctx));

@@ -47,6 +47,8 @@ const EXPECTED: Record<string, string | null> = {
   'POST /admin/v1/webhooks/:id/rotate-secret': 'admin:webhooks',
   'POST /admin/v1/webhooks/:id/recover': 'admin:webhooks',
   'POST /admin/v1/webhooks/:id/replay': 'admin:webhooks',
+  // The target form's broker names and kinds (never URLs): a read like any other.
+  'GET /admin/v1/brokers': 'admin:read',
   'GET /admin/v1/deliveries': 'admin:read',
   'GET /admin/v1/deliveries/:id': 'admin:read',
   'POST /admin/v1/deliveries/:id/retry': 'admin:webhooks',
