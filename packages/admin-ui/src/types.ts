@@ -91,10 +91,30 @@ export const HEADERS_MAX = 20;
 export const HEADER_VALUE_MAX_BYTES = 1024;
 export const RATE_PER_SECOND_MAX = 10_000;
 
+/** SPEC §14: where a target's deliveries go. `https` POSTs to `url`; the others publish into a configured broker. */
+export const TARGET_TYPES = ['https', 'nats', 'rabbitmq', 'redis'] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+export type BrokerKind = Exclude<TargetType, 'https'>;
+export const TARGET_TYPE_LABELS: Readonly<Record<TargetType, string>> = { https: 'HTTPS', nats: 'NATS JetStream', rabbitmq: 'RabbitMQ', redis: 'Redis Streams' };
+/** GET /admin/v1/brokers: what SVC_BROKERS configures, names and kinds only (the URLs hold credentials). */
+export interface Broker {
+  name: string;
+  kind: BrokerKind;
+}
+
 export interface Webhook {
   id: string;
   name: string;
-  url: string;
+  type: TargetType;
+  /** null for a broker target. */
+  url: string | null;
+  /** A broker target's broker name and address fields (SPEC §14); null where the type has no such field. */
+  broker: string | null;
+  subject: string | null;
+  exchange: string | null;
+  routingKey: string | null;
+  stream: string | null;
+  maxLength: number | null;
   topics: string[];
   enabled: boolean;
   /** SPEC §9: null means all collections / any change / no filter. */

@@ -6,6 +6,7 @@ import { button } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
 import type { Page, Webhook } from '../types.js';
 import { badge, card, loading, pageHeader, table } from './common.js';
+import { targetAddress } from './webhook-subscription.js';
 import { healthCell, statsFor } from './webhooks-health.js';
 
 export function webhooksPage(ctx: PageContext): HTMLElement {
@@ -19,7 +20,7 @@ export function webhooksPage(ctx: PageContext): HTMLElement {
       if (!ctx.alive()) return;
       paging.loaded(page.nextCursor, page.items.length);
       const health = page.items.map(healthCell);
-      replace(list, table(['Name', 'URL', 'Topics', 'State', 'Health (24 h)', 'Created', ''], page.items.map((w, i) => row(w, health[i]!.cell, banner, load)),
+      replace(list, table(['Name', 'URL or address', 'Topics', 'State', 'Health (24 h)', 'Created', ''], page.items.map((w, i) => row(w, health[i]!.cell, banner, load)),
         { testid: 'webhooks-table', caption: 'Webhook targets', empty: 'No webhook targets yet.' }));
       // The list shows at once; each target's health fills in as its statistics arrive.
       const stats = await statsFor(page.items, ctx.alive);
@@ -32,7 +33,7 @@ export function webhooksPage(ctx: PageContext): HTMLElement {
 
   return h('div', { class: 'page' },
     pageHeader('Webhooks', {
-      subtitle: 'HTTPS endpoints that receive signed events when records change.',
+      subtitle: 'HTTPS endpoints and message brokers that receive signed events when records change.',
       actions: [
         h('a', { href: '#/health', class: 'btn btn-ghost', testid: 'health-overview' }, 'Health'),
         h('a', { href: '#/webhooks/new', class: 'btn btn-primary', testid: 'new-webhook', id: 'new-webhook' }, '+ New webhook'),
@@ -59,7 +60,7 @@ function row(w: Webhook, health: HTMLTableCellElement, banner: ReturnType<typeof
   });
   return h('tr', { testid: 'webhook-row', 'data-id': w.id },
     h('td', { class: 'cell-target-name' }, h('a', { href: href(`/webhooks/${encodeURIComponent(w.id)}`), class: 'strong', testid: 'webhook-link' }, w.name)),
-    h('td', { class: 'cell-url' }, h('span', { class: 'mono small' }, w.url)),
+    h('td', { class: 'cell-url' }, h('span', { class: 'mono small', testid: 'webhook-address' }, targetAddress(w))),
     h('td', null, h('span', { class: 'chips' }, w.topics.map((t) => h('span', { class: 'chip' }, t)))),
     h('td', null, w.enabled ? badge('enabled', 'ok', 'webhook-state') : badge('disabled', 'muted', 'webhook-state')),
     health,

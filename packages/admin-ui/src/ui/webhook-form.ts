@@ -4,10 +4,12 @@
  * Collections and changed fields are comma-separated too; left empty they are sent as null (all / any change).
  * The receiver settings (SPEC §13) are sent on create, and on edit only those that changed: a new algorithm
  * makes a new secret or key pair, and saved headers go back only when retyped (ui/headers-editor.ts).
+ * The Kind select (SPEC §14) offers HTTPS and each broker kind SVC_BROKERS configures (GET /admin/v1/brokers); a
+ * broker kind replaces the URL by a broker of that kind and the kind's address fields (ui: destinationFields).
  */
 import { api, ApiError, discovery } from '../api.js';
 import { h, replace } from '../dom.js';
-import { RATE_PER_SECOND_MAX, type Collection, type Page, type SignatureAlgorithm, type SignatureScheme, type Webhook } from '../types.js';
+import { RATE_PER_SECOND_MAX, TARGET_TYPE_LABELS, type Broker, type BrokerKind, type Collection, type Page, type SignatureAlgorithm, type SignatureScheme, type TargetType, type Webhook } from '../types.js';
 import { dropDraft, isResuming, keepDraft, restoreDraft } from './drafts.js';
 import { applyFieldErrors, bannerSlot, errorBanner } from './feedback.js';
 import { busy, field, select, textInput } from './form.js';
@@ -15,9 +17,17 @@ import { headersEditor } from './headers-editor.js';
 import { caretEcho } from './filter-caret.js';
 import { localDevHint } from './local-dev-hint.js';
 
-export interface WebhookInput {
+/** What the form sends of a target's destination: its type and that type's fields only (the server refuses others). */
+export type DestinationInput =
+  | { type: 'https'; url: string }
+  | { type: 'nats'; broker: string; subject: string }
+  | { type: 'rabbitmq'; broker: string; exchange: string; routingKey: string | null }
+  | { type: 'redis'; broker: string; stream: string; maxLength: number | null };
+
+export type WebhookInput = DestinationInput & WebhookSettings;
+
+interface WebhookSettings {
   name: string;
-  url: string;
   topics: string[];
   enabled: boolean;
   collections: string[] | null;
@@ -58,6 +68,8 @@ export function webhookForm(opts: Options): HTMLFormElement {
   const init = opts.initial;
   const name = textInput({ required: true, maxlength: '200', testid: 'webhook-name', value: init?.name ?? '', placeholder: 'Orders service' });
   const url = h('input', { type: 'url', required: true, autocomplete: 'off', spellcheck: 'false', testid: 'webhook-url', value: init?.url ?? '', placeholder: 'https://example.com/hooks/svc' });
+  const urlField = field({ label: 'URL', id: 'webhook-url', path: '/url', hint: 'A public https:// address. Private, loopback and other non-public destinations are refused.' }, url);
+  const destination = destinationFields(init, url, urlField);
   const topics = textInput({ required: true, testid: 'webhook-topics', value: init ? init.topics.join(', ') : 'record.created, record.updated', placeholder: 'record.created, record.updated' });
   const collections = textInput({ testid: 'webhook-collections', value: init?.collections?.join(', ') ?? '', placeholder: 'all collections' });
   const changedFields = textInput({ testid: 'webhook-changed-fields', value: init?.changedFields?.join(', ') ?? '', placeholder: 'any change' });
@@ -71,7 +83,9 @@ export function webhookForm(opts: Options): HTMLFormElement {
   const form = h('form', { class: 'stack', id: 'webhook-form', testid: 'webhook-form', novalidate: true },
     banner,
     field({ label: 'Name', id: 'webhook-name', path: '/name' }, name),
-    field({ label: 'URL', id: 'webhook-url', path: '/url', hint: 'A public https:// address. Private, loopback and other non-public destinations are refused.' }, url),
+    destination.kindField,
+    urlField,
+    destination.brokerFields,
     field({ label: 'Topics', id: 'webhook-topics', path: '/topics', hint: 'Comma-separated, or check them above.' }, topics),
     field({ label: 'Collections', id: 'webhook-collections', path: '/collections', hint: 'Comma-separated, or check them above; only record events of these collections. Empty: all.' }, collections),
     field({ label: 'Changed fields', id: 'webhook-changed-fields', path: '/changedFields', hint: 'Comma-separated; a record.updated only when one of these fields changed. Empty: any change.' }, changedFields),
@@ -88,6 +102,7 @@ export function webhookForm(opts: Options): HTMLFormElement {
   if (init && !isResuming()) dropDraft(opts.draftKey);
   restoreDraft(form, opts.draftKey);
   receiver.sync();
+  destination.sync();
   keepDraft(form, opts.draftKey);
   topics.after(choices(topics, 'Pick topics', serverTopics));
   collections.after(choices(collections, 'Pick collections', collectionNames));
@@ -97,8 +112,8 @@ export function webhookForm(opts: Options): HTMLFormElement {
     if (!form.reportValidity()) return;
     banner.show(null);
     const input: WebhookInput = {
+      ...destination.input(),
       name: name.value.trim(),
-      url: url.value.trim(),
       topics: parseTopics(topics.value),
       enabled: enabled.checked,
       collections: parseListOrNull(collections.value),
@@ -117,11 +132,91 @@ export function webhookForm(opts: Options): HTMLFormElement {
       banner.show(errorBanner(err, applyFieldErrors(form, err, implied)));
       const fault = err instanceof ApiError ? err.problem.errors?.find((e) => e.path === '/filter' && typeof e.position === 'number') : undefined;
       if (fault) filter.closest('.field')?.append(caretEcho(input.filter ?? '', fault.position!));
-      const hint = localDevHint(err, input.url);
+      const hint = input.type === 'https' ? localDevHint(err, input.url) : null;
       if (hint) url.closest('.field')?.append(hint);
     }
   });
   return form;
+}
+
+const PLACEHOLDERS = '{collection} and {topic} are replaced per event (record.created → record.created).';
+
+/**
+ * Kind, broker and the kind's address fields. The broker list arrives after the form is drawn, so Kind and Broker
+ * are not kept in drafts (a restored value would name an option not there yet); the address fields are. A target
+ * being edited keeps its own kind and broker on offer even if SVC_BROKERS no longer names them: the server judges.
+ */
+function destinationFields(init: Webhook | undefined, url: HTMLInputElement, urlField: HTMLElement) {
+  const kind = select([], { testid: 'webhook-kind', 'data-no-draft': true });
+  const broker = select([], { testid: 'webhook-broker', 'data-no-draft': true });
+  const text = (testid: string, value: string | null | undefined, placeholder: string) =>
+    textInput({ class: 'mono', testid, value: value ?? '', placeholder });
+  const subject = text('webhook-subject', init?.subject, 'svc.{collection}.{topic}');
+  const exchange = text('webhook-exchange', init?.exchange, 'svc-events');
+  const routingKey = text('webhook-routing-key', init?.routingKey, '{collection}.{topic}');
+  const stream = text('webhook-stream', init?.stream, 'svc:{collection}');
+  const maxLength = h('input', {
+    type: 'number', min: '1', step: '1', inputmode: 'numeric', testid: 'webhook-max-length', value: init?.maxLength == null ? '' : String(init.maxLength), placeholder: 'Never trimmed',
+  });
+  const addressOf: Record<BrokerKind, HTMLElement> = {
+    nats: field({ label: 'Subject', id: 'webhook-subject', path: '/subject', hint: `The JetStream subject published to; a stream must capture it. ${PLACEHOLDERS}` }, subject),
+    rabbitmq: h('div', { class: 'stack' },
+      field({ label: 'Exchange', id: 'webhook-exchange', path: '/exchange', hint: 'An exchange that exists; empty: the default exchange, which routes by queue name. No placeholders.' }, exchange),
+      field({ label: 'Routing key', id: 'webhook-routing-key', path: '/routingKey', hint: `${PLACEHOLDERS} Empty: none.` }, routingKey)),
+    redis: h('div', { class: 'stack' },
+      field({ label: 'Stream', id: 'webhook-stream', path: '/stream', hint: `The stream key XADD appends to. ${PLACEHOLDERS}` }, stream),
+      field({ label: 'Max length', id: 'webhook-max-length', path: '/maxLength', hint: 'Trimmed to about this many entries (MAXLEN ~). Empty: never trimmed.' }, maxLength)),
+  };
+  const brokerFields = h('div', { class: 'stack', testid: 'webhook-broker-fields' },
+    field({ label: 'Broker', id: 'webhook-broker', path: '/broker', hint: 'One SVC_BROKERS names; its address and credentials stay in the server’s environment.' }, broker),
+    addressOf.nats, addressOf.rabbitmq, addressOf.redis);
+  let brokers: Broker[] = [];
+
+  const sync = () => {
+    const type = kind.value as TargetType;
+    const isHttps = type === 'https';
+    urlField.hidden = !isHttps;
+    url.required = isHttps;
+    brokerFields.hidden = isHttps;
+    for (const k of Object.keys(addressOf) as BrokerKind[]) addressOf[k].hidden = k !== type;
+    subject.required = type === 'nats';
+    stream.required = type === 'redis';
+    broker.required = !isHttps;
+    if (isHttps) return;
+    const names = brokers.filter((b) => b.kind === type).map((b) => b.name);
+    if (init?.type === type && init.broker !== null && !names.includes(init.broker)) names.unshift(init.broker);
+    const chosen = broker.value || (init?.type === type ? init.broker : null);
+    replace(broker, names.map((n) => h('option', { value: n }, n)));
+    if (chosen !== null && names.includes(chosen)) broker.value = chosen;
+  };
+  kind.addEventListener('change', () => {
+    broker.value = '';
+    sync();
+  });
+
+  const offer = (list: Broker[]) => {
+    brokers = list;
+    const kinds = (['nats', 'rabbitmq', 'redis'] as const).filter((k) => init?.type === k || list.some((b) => b.kind === k));
+    const current = kind.value || init?.type || 'https';
+    replace(kind, (['https', ...kinds] as TargetType[]).map((k) => h('option', { value: k }, TARGET_TYPE_LABELS[k])));
+    kind.value = current;
+    sync();
+  };
+  offer([]);
+  api.get<{ items: Broker[] }>('/brokers').then((page) => offer(page.items), () => {
+    // Without the list, HTTPS and the target's own kind stay on offer: nothing is lost, only the other kinds.
+  });
+
+  const input = (): DestinationInput => {
+    const type = kind.value as TargetType;
+    switch (type) {
+      case 'nats': return { type, broker: broker.value, subject: subject.value.trim() };
+      case 'rabbitmq': return { type, broker: broker.value, exchange: exchange.value.trim(), routingKey: routingKey.value.trim() || null };
+      case 'redis': return { type, broker: broker.value, stream: stream.value.trim(), maxLength: maxLength.value === '' ? null : Number(maxLength.value) };
+      default: return { type: 'https', url: url.value.trim() };
+    }
+  };
+  return { kindField: field({ label: 'Kind', id: 'webhook-kind', path: '/type', hint: 'HTTPS, or a message broker the operator configured (SVC_BROKERS).' }, kind), brokerFields, sync, input };
 }
 
 const SCHEMES: { value: SignatureScheme; label: string }[] = [
@@ -161,8 +256,8 @@ function receiverFields(init: Webhook | undefined) {
     headers.element,
     field({ label: 'Rate limit (attempts per second)', id: 'webhook-rate-limit', path: '/rateLimit', hint: `1 … ${RATE_PER_SECOND_MAX}, across every svc process. Empty: no limit.` }, rate));
 
-  const input = (): Partial<WebhookInput> => {
-    const out: Partial<WebhookInput> = {
+  const input = (): Partial<WebhookSettings> => {
+    const out: Partial<WebhookSettings> = {
       signatureScheme: scheme.value as SignatureScheme,
       signatureAlgorithm: algorithm.value as SignatureAlgorithm,
       rateLimit: rate.value === '' ? null : { perSecond: Number(rate.value) },
