@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient, SvcApiError, type SvcAdminClient } from '../src/client/admin.js';
 import { freePort, startTestServer, type TestServer } from '../../server/test/helpers/server.js';
 import { DIALECTS, recordingFetch } from './helpers/client-server.js';
 import { ensureClientBuilt } from './helpers/sdk-build.js';
+import { jsonLines, runExample as runScript } from './helpers/example-script.js';
 import type { Dialect } from '../../server/test/helpers/db.js';
 
 type Scope = 'admin:read' | 'admin:webhooks' | 'admin:collections' | 'admin:tokens';
@@ -251,25 +250,9 @@ describe('svc-sdk/admin: errors and scopes', () => {
 });
 
 const script = fileURLToPath(new URL('../examples/admin-script.mjs', import.meta.url));
-const run = promisify(execFile);
 
-/** Runs the example as a user would: a separate node process importing the built `svc-sdk/admin`. */
-async function runExample(env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [script], { env: { ...process.env, ...env }, timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout: string; stderr: string };
-    return { code: e.code ?? -1, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-const lines = (out: string) =>
-  out
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const runExample = (env: Record<string, string>) => runScript(script, env, 30_000);
+const lines = jsonLines;
 
 describe('examples/admin-script.mjs against svc', () => {
   let s: AdminTestServer;

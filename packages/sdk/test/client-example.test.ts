@@ -1,30 +1,13 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureClientBuilt } from './helpers/sdk-build.js';
+import { jsonLines, runExample as runScript } from './helpers/example-script.js';
 import { startClientTestServer, type ClientTestServer } from './helpers/client-server.js';
 
-const run = promisify(execFile);
 const script = fileURLToPath(new URL('../../../examples/client-script.mjs', import.meta.url));
 
-/** Runs the example as a user would: a separate node process importing the built `svc-sdk`. */
-async function runExample(env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [script], { env: { ...process.env, ...env }, timeout: 20_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout: string; stderr: string };
-    return { code: e.code ?? -1, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-const lines = (out: string) =>
-  out
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const runExample = (env: Record<string, string>) => runScript(script, env, 20_000);
+const lines = jsonLines;
 
 describe('examples/client-script.mjs against svc', () => {
   let s: ClientTestServer;
