@@ -10,6 +10,7 @@ import type { Registry } from 'prom-client';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
 import { adminAuthHook, documentAdminTokenSecurity } from './http/auth.js';
+import { publicRoutes } from './http/bearer-auth.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createRegistry, registerFeedMetrics, registerHttpMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
@@ -232,8 +233,6 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(healthRoutes(ctx, registry));
   await app.register(discoveryRoutes(ctx));
   const outbox = createOutbox(ctx.database, ctx.logger, options.handoff ?? null, tracing());
-  await app.register(recordRoutes(ctx, outbox));
-  await app.register(batchRoutes(ctx, outbox));
   const feed = createFeedRuntime(ctx, options.streamTiming);
   registerFeedMetrics(registry, { waitingPolls: () => feed.waits.total, openStreams: () => feed.fanout.openStreams });
   const dropQuiet = dropQuietConnectionsOnClose(app);
@@ -241,7 +240,14 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     await feed.close();
     dropQuiet();
   });
-  await app.register(eventRoutes(ctx, feed));
+  // Every token-guarded route behind one hook (http/bearer-auth.ts).
+  await app.register(
+    publicRoutes(ctx, async (api) => {
+      await api.register(recordRoutes(ctx, outbox));
+      await api.register(batchRoutes(ctx, outbox));
+      await api.register(eventRoutes(ctx, feed));
+    }),
+  );
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuthHook(ctx));
     admin.addHook('onRoute', documentAdminTokenSecurity);

@@ -3,6 +3,7 @@
  * it on every request that carries an admin token, and app.ts asks it once per route to write the route's OpenAPI
  * `security`, so the document and the check cannot disagree.
  */
+import { AppError } from '../errors.js';
 
 export type AdminScope = 'admin:read' | 'admin:webhooks' | 'admin:collections' | 'admin:tokens';
 export const ADMIN_SCOPES: readonly AdminScope[] = ['admin:read', 'admin:webhooks', 'admin:collections', 'admin:tokens'];
@@ -43,4 +44,11 @@ export function adminRouteDecision(method: string, pattern: string): AdminRouteD
 export function adminScopeFor(method: string, pattern: string): AdminScope | null {
   const d = adminRouteDecision(method, pattern);
   return d.kind === 'scope' ? d.scope : null;
+}
+
+/** Null when an admin token with these scopes may use the route; else the 403 to answer. */
+export function adminTokenRefusal(scopes: readonly AdminScope[], method: string, pattern: string): AppError | null {
+  const scope = adminScopeFor(method, pattern);
+  if (scope === null) return new AppError('forbidden', 'Admin tokens may not use this route: it needs an admin session.');
+  return scopes.includes(scope) ? null : new AppError('forbidden', `This admin token lacks the ${scope} scope.`);
 }

@@ -230,15 +230,9 @@ function refuseBelow(pruned: FeedPosition | null, after: FeedPosition): void {
   }
 }
 
-/** What a token may read: its collections, narrowed by the request's; naming one outside them is forbidden (SPEC §3). */
-/** Naming a collection the token may not read, or one that does not exist: the same answer for both (SPEC §3). */
-export const forbiddenCollection = (): AppError => new AppError('forbidden', 'This token may not read events of that collection.');
-
-export function feedCollections(tokenCollections: readonly string[] | null, asked: readonly string[] | undefined): readonly string[] | null {
-  if (!asked || asked.length === 0) return tokenCollections;
-  if (tokenCollections !== null && asked.some((c) => !tokenCollections.includes(c))) throw forbiddenCollection();
-  return [...new Set(asked)];
-}
+/** The collections a feed request names, once each; null when it names none (a token's feed: what the token may read). */
+export const namedCollections = (asked: readonly string[] | undefined): readonly string[] | null =>
+  asked && asked.length > 0 ? [...new Set(asked)] : null;
 
 /** A stream's check of its position against what retention has pruned (410 cursor_expired below it). */
 export async function refuseExpired(ctx: Context, after: FeedPosition): Promise<void> {

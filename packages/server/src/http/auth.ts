@@ -1,19 +1,17 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { adminScopeFor } from '../auth/admin-scopes.js';
+import { adminScopeFor, adminTokenRefusal } from '../auth/admin-scopes.js';
 import type { AdminToken } from '../auth/admin-tokens-store.js';
 import { ADMIN_TOKEN_PREFIX, authenticateAdminToken } from '../auth/admin-tokens.js';
-import type { ApiToken, Scope } from '../auth/api-tokens-store.js';
-import { authenticateBearer, authorize } from '../auth/api-tokens.js';
+import type { ApiToken } from '../auth/api-tokens-store.js';
 import { csrfMatches, resolveSession, type ActiveSession } from '../auth/sessions.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { errorResponses } from './schemas.js';
 import type { Collection } from '../records/collections-store.js';
-import { COLLECTION_NAME } from '../records/fields.js';
 
 export const SESSION_COOKIE = 'svc_admin';
 
-/** Per-request auth results; set by the onRequest hooks below, read by handlers. */
+/** Per-request auth results; set by the admin hook below and the public routes' (bearer-auth.ts), read by handlers. */
 export interface RequestAuth {
   session?: ActiveSession;
   /** Admin routes called with `Authorization: Bearer svcadm_…` instead of a session (SPEC §16). */
@@ -21,7 +19,10 @@ export interface RequestAuth {
   /** The admin token as presented, for an event stream's re-checks. */
   adminTokenValue?: string;
   token?: ApiToken;
+  /** A record route's collection (http/bearer-auth.ts): the token may use it, and it exists. */
   collection?: Collection;
+  /** The feed's: the collections the token reads, those its query names or else all of its own (null: every one). */
+  collections?: readonly string[] | null;
 }
 
 declare module 'fastify' {
@@ -31,8 +32,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Admin routes: 'none' (login, setup), 'cookie' (GET session), default cookie + CSRF. */
     adminAuth?: 'none' | 'cookie';
-    /** Public record routes: the scope this route needs. */
-    scope?: Scope;
   }
 }
 
@@ -60,9 +59,8 @@ async function adminTokenAuth(ctx: Context, request: FastifyRequest, reply: Fast
   const presented = m[1]!;
   const token = await authenticateAdminToken(ctx, presented, request.ip);
   if (!token) refuseBearer(reply, 'invalid');
-  const scope = adminScopeFor(request.method, request.routeOptions.url ?? '');
-  if (scope === null) throw new AppError('forbidden', 'Admin tokens may not use this route: it needs an admin session.');
-  if (!token.scopes.includes(scope)) throw new AppError('forbidden', `This admin token lacks the ${scope} scope.`);
+  const refusal = adminTokenRefusal(token.scopes, request.method, request.routeOptions.url ?? '');
+  if (refusal) throw refusal;
   request.auth = { adminToken: token, adminTokenValue: presented };
 }
 
@@ -103,25 +101,8 @@ export const adminAuthHook = (ctx: Context) =>
     }
   };
 
-/**
- * Public record routes: who (401) before what (403), and a collection the token may not see answers
- * exactly like one that does not exist (403), so names cannot be probed. Decided before the body is read.
- */
 /** 401 for a missing or unknown bearer token, with the challenge SPEC §3 names. */
 export function refuseBearer(reply: FastifyReply, kind: 'missing' | 'invalid'): never {
   reply.header('www-authenticate', kind === 'missing' ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"');
   throw new AppError('unauthorized', kind === 'missing' ? 'Send Authorization: Bearer <token>.' : 'The bearer token is not valid.');
 }
-
-export const bearerAuthHook = (ctx: Context) =>
-  async function bearerAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // Runs before the params are validated: a name that cannot exist is looked up as no name at all (403
-    // below), so a NUL or an over-long name never reaches a query.
-    const given = (request.params as { collection?: string }).collection ?? '';
-    const name = COLLECTION_NAME.test(given) ? given : '';
-    const result = await authenticateBearer(ctx, request.headers.authorization, name);
-    if (result.kind !== 'ok') refuseBearer(reply, result.kind);
-    authorize(result.token, request.routeOptions.config.scope ?? 'records:read', name);
-    if (!result.collection) throw new AppError('forbidden', 'This token may not use this collection.');
-    request.auth = { token: result.token, collection: result.collection };
-  };

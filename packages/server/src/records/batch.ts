@@ -15,10 +15,13 @@ export interface BatchOperation {
   ifMatch?: number;
 }
 
-/** Who runs the batch: the id idempotency keys are scoped to, and the check that throws `forbidden` for a collection. */
+/**
+ * Who runs the batch: the id idempotency keys are scoped to, and the check that throws `forbidden` for a collection
+ * (auth/bearer-policy.ts, through the public routes' hook), which asks `exists` when the answer depends on it.
+ */
 export interface BatchCaller {
   tokenId: string;
-  authorize(collection: string): void;
+  authorize(collection: string, exists: (name: string) => Promise<boolean>): Promise<void>;
 }
 
 export type BatchResult = { status: 201 | 200; record: RecordJson } | { status: 204 };
@@ -50,14 +53,15 @@ function checkShape(op: BatchOperation): void {
  */
 async function authorizeAll(ctx: Context, may: BatchCaller['authorize'], operations: readonly BatchOperation[]): Promise<Collection[]> {
   const known = new Map<string, Collection | null>();
+  const lookUp = async (name: string): Promise<Collection | null> => {
+    if (!known.has(name)) known.set(name, await findCollection(ctx.database.db, name));
+    return known.get(name)!;
+  };
   const out: Collection[] = [];
   for (const [i, op] of operations.entries()) {
     try {
-      may(op.collection);
-      if (!known.has(op.collection)) known.set(op.collection, await findCollection(ctx.database.db, op.collection));
-      const collection = known.get(op.collection);
-      if (!collection) throw new AppError('forbidden', 'This token may not use this collection.');
-      out.push(collection);
+      await may(op.collection, async (name) => (await lookUp(name)) !== null);
+      out.push((await lookUp(op.collection))!);
     } catch (err) {
       throw asBatchError(err, i);
     }
@@ -77,7 +81,7 @@ export async function runBatch(
   operations: readonly BatchOperation[],
   idempotencyKey: string | undefined,
 ): Promise<Replayable<BatchResult[]>> {
-  const collections = await authorizeAll(ctx, (c) => caller.authorize(c), operations);
+  const collections = await authorizeAll(ctx, (c, exists) => caller.authorize(c, exists), operations);
   // Hashed only under a key: the hash is of the whole body, and most batches carry none.
   const idempotency = idempotencyKey === undefined ? undefined : { tokenId: caller.tokenId, key: idempotencyKey, requestHash: sha256Hex(`batch\0${JSON.stringify(operations)}`) };
   return writeOnce<BatchResult[]>(ctx, outbox, idempotency, async (trx, now) => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRouteDecision, adminScopeFor } from '../../src/auth/admin-scopes.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { registeredRoutes } from '../helpers/routes.js';
 
 /**
  * The admin-token policy (auth/admin-scopes.ts) against every admin route the app registers. The table below is the
@@ -54,25 +55,6 @@ const EXPECTED: Record<string, string | null> = {
   'POST /admin/v1/deliveries/:id/retry': 'admin:webhooks',
   'POST /admin/v1/deliveries/retry': 'admin:webhooks',
 };
-
-/**
- * Every `METHOD /path` the app registered, read back from Fastify's route tree (printRoutes): each line is one node,
- * its indentation the depth, its text the path segment below its parent, its methods in brackets.
- */
-function registeredRoutes(tree: string): string[] {
-  const stack: string[] = [];
-  const out: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^(.*?)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!m) continue;
-    const depth = [...m[1]!].length / 4;
-    stack.length = depth;
-    stack.push(m[2]!);
-    const path = stack.join('');
-    for (const method of (m[3] ?? '').split(', ').filter((x) => x !== '' && x !== 'HEAD')) out.push(`${method} ${path}`);
-  }
-  return out;
-}
 
 describe('admin-token policy (auth/admin-scopes.ts)', () => {
   let t: TestApp;

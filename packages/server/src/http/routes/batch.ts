@@ -1,14 +1,12 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authenticateBearer, authorize } from '../../auth/api-tokens.js';
 import type { Context } from '../../context.js';
-import { AppError } from '../../errors.js';
 import { idPattern } from '../../lib/ids.js';
 import { runBatch, type BatchResult } from '../../records/batch.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
 import type { Outbox } from '../../webhooks/outbox.js';
-import { refuseBearer } from '../auth.js';
+import { bearerCollectionCheck } from '../bearer-auth.js';
 import { RecordWritten, errorResponses, ref } from '../schemas.js';
 import { answerFor, idempotencyKey } from './records.js';
 
@@ -34,21 +32,13 @@ const BatchResultSchema = Type.Object(
   { ...strict, description: 'One operation\'s outcome: 201 created or 200 updated with the record, 204 deleted.' },
 );
 
-/** Authentication and the write scope before the body is read; collections once it is (they are in it). */
-const batchAuth = (ctx: Context) =>
-  async function batchAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const result = await authenticateBearer(ctx, request.headers.authorization, '');
-    if (result.kind !== 'ok') refuseBearer(reply, result.kind);
-    if (!result.token.scopes.includes('records:write')) throw new AppError('forbidden', 'This token lacks the records:write scope.');
-    request.auth = { token: result.token };
-  };
-
 export const batchRoutes =
   (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    app.addHook('onRequest', batchAuth(ctx));
     app.post('/api/v1/batch', {
+      // The write scope before the body is read; its collections once it is (they are in it), operation by operation.
+      config: { bearer: { scope: 'records:write', collections: 'body' } },
       schema: {
         operationId: 'runBatch',
         summary: 'Run record writes in one transaction: all commit, each with its event and jobs, or none does',
@@ -64,7 +54,7 @@ export const batchRoutes =
     }, async (request, reply) => {
       const token = request.auth.token!;
       const key = idempotencyKey(request.headers['idempotency-key']);
-      const caller = { tokenId: token.id, authorize: (collection: string) => authorize(token, 'records:write', collection) };
+      const caller = { tokenId: token.id, authorize: bearerCollectionCheck(token, 'records:write') };
       const outcome = await runBatch(ctx, outbox, caller, request.body.operations, key);
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
       const results = outcome.value.map((r: BatchResult) => ('record' in r ? { status: r.status, record: answerFor(token, r.record) } : r));

@@ -3,10 +3,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { adminTokenStillValid } from '../../auth/admin-tokens.js';
-import { authenticateBearer } from '../../auth/api-tokens.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { decodeFeedCursor, feedCollections, feedPage, FeedWaker, forbiddenCollection, refuseUnissued } from '../../events/feed.js';
+import { decodeFeedCursor, feedPage, FeedWaker, namedCollections, refuseUnissued } from '../../events/feed.js';
 import { FeedFanout, STREAM_TIMING, type StreamTiming } from '../../events/feed-fanout.js';
 import { FeedReadAhead } from '../../events/feed-read-ahead.js';
 import { FeedWatch } from '../../events/feed-watch.js';
@@ -14,8 +13,7 @@ import { OwnerSlots } from '../../events/owner-slots.js';
 import { resolveSession } from '../../auth/sessions.js';
 import { SESSION_COOKIE, type RequestAuth } from '../auth.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
-import { findCollection } from '../../records/collections-store.js';
-import { refuseBearer } from '../auth.js';
+import { bearerStillHolds } from '../bearer-auth.js';
 import { EventDetail, EventList, TopicSchema, errorResponses, ref } from '../schemas.js';
 import { idPattern } from '../../lib/ids.js';
 import { listEventJobs } from '../../webhooks/queue/jobs-store.js';
@@ -36,15 +34,6 @@ const FeedQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** The feed needs a token with events:read; which collections it may see is the token's, not the path's. */
-const eventsAuth = (ctx: Context) =>
-  async function feedAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const result = await authenticateBearer(ctx, request.headers.authorization, '');
-    if (result.kind !== 'ok') refuseBearer(reply, result.kind);
-    if (!result.token.scopes.includes('events:read')) throw new AppError('forbidden', 'This token lacks the events:read scope.');
-    request.auth = { token: result.token };
-  };
-
 /**
  * What every feed route of this app shares: one waker (one LISTEN connection), one fan-out for all streams, and the
  * signal of the app's close.
@@ -59,21 +48,6 @@ export interface FeedRuntime {
   watch: FeedWatch;
   closing: AbortSignal;
   close(): Promise<void>;
-}
-
-/**
- * The collections a token's feed or stream reads. Naming a collection the token may not read is 403 (feed.ts), and
- * so is naming one that does not exist, for a token of every collection too (SPEC §3, §7): the answer does not tell
- * the two apart.
- */
-async function tokenFeedCollections(ctx: Context, tokenCollections: readonly string[] | null, asked: readonly string[] | undefined): Promise<readonly string[] | null> {
-  const collections = feedCollections(tokenCollections, asked);
-  if (tokenCollections === null && collections !== null) {
-    for (const name of collections) {
-      if (!(await findCollection(ctx.database.db, name))) throw forbiddenCollection();
-    }
-  }
-  return collections;
 }
 
 /** Who a stream belongs to, for SVC_STREAMS_PER_TOKEN and for ending its streams when the credential goes. */
@@ -218,8 +192,10 @@ export const eventRoutes =
   (ctx: Context, feed: FeedRuntime): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    app.addHook('onRequest', eventsAuth(ctx));
+    // A token with events:read; which collections it reads is the token's, narrowed by the query (bearer-auth.ts).
+    const config = { bearer: { scope: 'events:read', collections: 'query' } } as const;
     app.get('/api/v1/events', {
+      config,
       schema: {
         operationId: 'listEvents',
         ...feedSchema,
@@ -227,25 +203,21 @@ export const eventRoutes =
         security: [{ bearerAuth: [] }],
       },
     }, async (request, reply) => {
-      const token = request.auth.token!;
-      const collections = await tokenFeedCollections(ctx, token.collections, request.query.collection);
-      const json = await answerPage(ctx, feed, reply, request.query, { collections, owner: tokenOwner(token.id) });
+      const { token, collections } = request.auth;
+      const json = await answerPage(ctx, feed, reply, request.query, { collections: collections!, owner: tokenOwner(token!.id) });
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
     app.get('/api/v1/events/stream', {
+      config,
       schema: streamSchema('streamEvents', 'The event feed as Server-Sent Events, live, resuming from Last-Event-ID', [{ bearerAuth: [] }]),
     }, async (request, reply) => {
-      const token = request.auth.token!;
+      const { token, collections } = request.auth;
       const authorization = request.headers.authorization;
       await answerStream(ctx, feed, request, request.query, reply, {
-        collections: await tokenFeedCollections(ctx, token.collections, request.query.collection),
-        owner: tokenOwner(token.id),
+        collections: collections!,
+        owner: tokenOwner(token!.id),
         // A revoked or deleted token, or one that lost events:read, ends its streams.
-        recheck: async () => {
-          const result = await authenticateBearer(ctx, authorization, '');
-          if (result.kind !== 'ok') return new AppError('unauthorized', 'The bearer token is no longer valid.');
-          return result.token.scopes.includes('events:read') ? null : new AppError('forbidden', 'This token lacks the events:read scope.');
-        },
+        recheck: () => bearerStillHolds(ctx, authorization, 'events:read'),
       });
     });
   };
@@ -258,7 +230,7 @@ export const adminEventRoutes =
     app.get('/admin/v1/events', {
       schema: { operationId: 'listAdminEvents', ...feedSchema, summary: 'The event feed, every collection', security: [{ adminSession: [], csrfToken: [] }] },
     }, async (request, reply) => {
-      const collections = feedCollections(null, request.query.collection);
+      const collections = namedCollections(request.query.collection);
       const json = await answerPage(ctx, feed, reply, request.query, { collections, owner: adminOwner(request.auth), operational: true });
       return reply.type('application/json; charset=utf-8').send(json as never);
     });
@@ -268,7 +240,7 @@ export const adminEventRoutes =
       const cookie = request.cookies[SESSION_COOKIE] ?? '';
       const adminToken = request.auth.adminTokenValue;
       await answerStream(ctx, feed, request, request.query, reply, {
-        collections: feedCollections(null, request.query.collection),
+        collections: namedCollections(request.query.collection),
         operational: true,
         owner: adminOwner(request.auth),
         // Logging out (or the session expiring) ends the admin's streams. The look-up does not touch the session: a

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ApiToken } from '../../auth/api-tokens-store.js';
+import { showsRecordData } from '../../auth/bearer-policy.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { idPattern } from '../../lib/ids.js';
@@ -10,7 +11,6 @@ import { createRecord, getRecord, patchRecord, removeRecord } from '../../record
 import { listRecordsJson } from '../../records/query/list-request.js';
 import { recordJson, type RecordJson } from '../../records/record-json.js';
 import type { Outbox } from '../../webhooks/outbox.js';
-import { bearerAuthHook } from '../auth.js';
 import { RecordList, RecordListQuery, RecordSchema, RecordWrite, RecordWritten, errorResponses, ref } from '../schemas.js';
 
 const REC_ID = idPattern('rec');
@@ -41,7 +41,7 @@ export function idempotencyKey(header: string | string[] | undefined): string | 
 
 /** SPEC §11: a token without records:read gets write answers without `data` (the member omitted, not emptied). */
 export function answerFor(token: ApiToken, record: RecordJson): RecordJson | Omit<RecordJson, 'data'> {
-  if (token.scopes.includes('records:read')) return record;
+  if (showsRecordData(token)) return record;
   const { data: _hidden, ...rest } = record;
   return rest;
 }
@@ -50,11 +50,10 @@ export const recordRoutes =
   (ctx: Context, outbox: Outbox): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    app.addHook('onRequest', bearerAuthHook(ctx));
     const base = '/api/v1/collections/:collection/records';
 
     app.get(base, {
-      config: { scope: 'records:read' },
+      config: { bearer: { scope: 'records:read', collections: 'path' } },
       schema: {
         operationId: 'listRecords',
         summary: 'List records of a collection, in creation order',
@@ -70,7 +69,7 @@ export const recordRoutes =
     });
 
     app.post(base, {
-      config: { scope: 'records:write' },
+      config: { bearer: { scope: 'records:write', collections: 'path' } },
       schema: {
         operationId: 'createRecord',
         summary: 'Create a record (Idempotency-Key makes a repeat return the first result)',
@@ -90,7 +89,7 @@ export const recordRoutes =
     });
 
     app.get(`${base}/:id`, {
-      config: { scope: 'records:read' },
+      config: { bearer: { scope: 'records:read', collections: 'path' } },
       schema: {
         operationId: 'getRecord',
         summary: 'Read one record; ETag is its version',
@@ -105,7 +104,7 @@ export const recordRoutes =
     });
 
     app.patch(`${base}/:id`, {
-      config: { scope: 'records:write' },
+      config: { bearer: { scope: 'records:write', collections: 'path' } },
       schema: {
         operationId: 'updateRecord',
         summary: 'Set the named fields (null clears one); If-Match guards against lost updates',
@@ -123,7 +122,7 @@ export const recordRoutes =
     });
 
     app.delete(`${base}/:id`, {
-      config: { scope: 'records:write' },
+      config: { bearer: { scope: 'records:write', collections: 'path' } },
       schema: {
         operationId: 'deleteRecord',
         summary: 'Delete a record',
