@@ -64,3 +64,14 @@ export function brokerAddress(url: string): string {
     return '(unparsable URL)';
   }
 }
+
+/** The host of the broker named `name` as its URL writes it (no credentials, IPv6 without brackets), or null. */
+export function brokerHost(brokers: readonly BrokerSetting[], name: string): string | null {
+  const setting = brokers.find((b) => b.name === name);
+  if (setting === undefined) return null;
+  try {
+    return new URL(setting.url).hostname.replace(/^\[(.*)\]$/, '$1') || null;
+  } catch {
+    return null;
+  }
+}

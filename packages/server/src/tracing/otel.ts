@@ -116,8 +116,9 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
       const carrier: Record<string, string> = { traceparent: parent.traceparent };
       if (parent.tracestate !== null) carrier.tracestate = parent.tracestate;
       const stored = propagation.extract(ROOT_CONTEXT, carrier);
-      // HTTP client spans are named by the method (semantic conventions; the URL may carry secrets and is left out).
-      const name = kind === 'client' ? 'POST' : 'publish';
+      // HTTP client spans are named by the method (semantic conventions; the URL may carry secrets and is left out),
+      // producer spans `send <destination>` (the target's template: one name for all its messages).
+      const name = kind === 'client' ? 'POST' : `send ${attributes['messaging.destination.name'] ?? ''}`.trim();
       const span = tracer.startSpan(name, { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.PRODUCER, attributes }, stored);
       if (kind === 'client') span.setAttribute(ATTR_HTTP_REQUEST_METHOD, 'POST');
       const own: Record<string, string> = {};

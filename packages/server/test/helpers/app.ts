@@ -1,4 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { createAdmin } from '../../src/auth/setup.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -42,7 +43,7 @@ export function cookieFrom(res: LightMyRequestResponse): string {
 export async function createTestApp(
   dialect: Dialect,
   env: Record<string, string> = {},
-  options: { clock?: Clock; resolver?: Resolver; database?: TestDatabase; handoff?: (ctx: Context) => JobHandoff; streamTiming?: StreamTiming } = {},
+  options: { clock?: Clock; resolver?: Resolver; database?: TestDatabase; logger?: Logger; handoff?: (ctx: Context) => JobHandoff; streamTiming?: StreamTiming } = {},
 ): Promise<TestApp> {
   const base = await createTestContext(dialect, env, options);
   const violations: string[] = [];

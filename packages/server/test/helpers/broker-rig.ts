@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect as natsConnect, type NatsConnection } from '@nats-io/transport-node';
+import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { createClient } from 'redis';
+import { afterAll, beforeAll } from 'vitest';
 import { deliveryClientOptions } from '../../src/runtime.js';
 import { createDeliveryClient, type DeliveryClient } from '../../src/webhooks/http-client.js';
 import { BrokerPool } from '../../src/webhooks/senders/broker-pool.js';
@@ -47,7 +53,7 @@ export interface BrokerRig extends TestApp {
 }
 
 /** An app and a worker in one process (as `svc serve` runs them) delivering through a broker pool of SVC_BROKERS. */
-export async function createBrokerRig(dialect: Dialect, brokers: string, env: Record<string, string> = {}): Promise<BrokerRig> {
+export async function createBrokerRig(dialect: Dialect, brokers: string, env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<BrokerRig> {
   let pool: BrokerPool | null = null;
   let https: DeliveryClient | null = null;
   let worker: DeliveryWorker | null = null;
@@ -55,6 +61,7 @@ export async function createBrokerRig(dialect: Dialect, brokers: string, env: Re
     dialect,
     { SVC_BROKERS: brokers, SVC_WEBHOOK_RETRY_SCHEDULE: '0s,50ms,50ms', SVC_WEBHOOK_POLL_MS: '50', SVC_WEBHOOK_TIMEOUT_MS: '3000', ...env },
     {
+      ...options,
       handoff: (ctx) => {
         pool = new BrokerPool(ctx.config.brokers, { timeoutMs: ctx.config.webhookTimeoutMs, logger: ctx.logger });
         https = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver));
@@ -119,6 +126,69 @@ export async function createBrokerRig(dialect: Dialect, brokers: string, env: Re
       await client.close();
       await p.close();
       await t.close();
+    },
+  };
+}
+
+/**
+ * A JetStream stream of the suite's own (`stream` capturing `<prefix>.>`), made before its tests and deleted after;
+ * `jsm` is valid inside them.
+ */
+export function useNatsStream(stream: string, prefix: string): { readonly jsm: JetStreamManager } {
+  let nc: NatsConnection | undefined;
+  let jsm: JetStreamManager | undefined;
+  beforeAll(async () => {
+    nc = await natsConnect({ servers: new URL(BROKER_URLS.nats).host });
+    jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: stream, subjects: [`${prefix}.>`] });
+  });
+  afterAll(async () => {
+    await jsm?.streams.delete(stream).catch(() => {});
+    await nc?.close();
+  });
+  return {
+    get jsm() {
+      return jsm!;
+    },
+  };
+}
+
+/** A RabbitMQ channel for the suite: `setup` declares its exchanges and queues, which are deleted after its tests. */
+export function useAmqpChannel(names: { exchanges: string[]; queues: string[] }, setup: (ch: Channel) => Promise<void>): { readonly ch: Channel } {
+  let conn: ChannelModel | undefined;
+  let ch: Channel | undefined;
+  beforeAll(async () => {
+    conn = await amqp.connect(BROKER_URLS.amqp);
+    ch = await conn.createChannel();
+    await setup(ch);
+  });
+  afterAll(async () => {
+    for (const queue of names.queues) await ch?.deleteQueue(queue).catch(() => {});
+    for (const exchange of names.exchanges) await ch?.deleteExchange(exchange).catch(() => {});
+    await conn?.close();
+  });
+  return {
+    get ch() {
+      return ch!;
+    },
+  };
+}
+
+/** A Redis client for the suite; every key under `prefix` is deleted after its tests. */
+export function useRedisClient(prefix: string): { readonly redis: ReturnType<typeof createClient> } {
+  let redis: ReturnType<typeof createClient> | undefined;
+  beforeAll(async () => {
+    redis = createClient({ url: BROKER_URLS.redis });
+    await redis.connect();
+  });
+  afterAll(async () => {
+    if (!redis) return;
+    for (const key of await redis.keys(`${prefix}*`)) await redis.del(key);
+    await redis.quit();
+  });
+  return {
+    get redis() {
+      return redis!;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config/load.js';
 import type { Context } from '../../src/context.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -17,7 +17,7 @@ export interface TestContext {
 export async function createTestContext(
   dialect: Dialect,
   env: Record<string, string> = {},
-  options: { clock?: Clock; resolver?: Resolver; database?: TestDatabase } = {},
+  options: { clock?: Clock; resolver?: Resolver; database?: TestDatabase; logger?: Logger } = {},
 ): Promise<TestContext> {
   const database = options.database ?? (await createTestDatabase(dialect));
   const config: Config = loadConfig({
@@ -27,7 +27,7 @@ export async function createTestContext(
     ...env,
     SVC_DATABASE_URL: database.url,
   });
-  const logger = pino({ level: process.env.SVC_TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.SVC_TEST_LOG_LEVEL ?? 'silent' });
   const ctx = await openContext(config, { logger, clock: options.clock, resolver: options.resolver });
   return {
     ctx,

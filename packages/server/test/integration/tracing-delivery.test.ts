@@ -31,12 +31,16 @@ async function write(rig: DeliveryRig, headers: Record<string, string>): Promise
   return { recordId, event };
 }
 
-const delivered = (rig: DeliveryRig, count: number) =>
-  waitFor(async () => {
-    const res = await rig.admin('GET', '/admin/v1/deliveries?state=delivered');
-    const items = (res.json() as { items: Array<{ id: string }> }).items;
-    return items.length >= count ? items : null;
-  }, `${count} delivered jobs`);
+const delivered = (rig: DeliveryRig, count: number, timeoutMs?: number) =>
+  waitFor(
+    async () => {
+      const res = await rig.admin('GET', '/admin/v1/deliveries?state=delivered');
+      const items = (res.json() as { items: Array<{ id: string }> }).items;
+      return items.length >= count ? items : null;
+    },
+    `${count} delivered jobs`,
+    timeoutMs,
+  );
 
 describe.each(DIALECTS)('tracing of deliveries (%s)', (dialect) => {
   let collector: OtlpCollector;
@@ -151,7 +155,8 @@ describe.each(DIALECTS)('tracing of deliveries (%s)', (dialect) => {
       OTEL_SERVICE_NAME: 'svc-worker',
     });
     try {
-      await delivered(rig, 1);
+      // A `svc worker` started through tsx: its start alone took over 10 s on a loaded two-core machine.
+      await delivered(rig, 1, 90_000);
     } finally {
       // Its spans are exported at its shutdown (running.stop()), before it exits.
       worker.kill('SIGTERM');
@@ -161,7 +166,7 @@ describe.each(DIALECTS)('tracing of deliveries (%s)', (dialect) => {
     expect(header?.[1]).toBe(TRACE_ID);
     const attempt = collector.spans.find((s: CollectedSpan) => s.kind === 3);
     expect(attempt).toMatchObject({ serviceName: 'svc-worker', traceId: TRACE_ID, parentSpanId: TRACEPARENT.exec(event.traceparent!)![2], spanId: header![2] });
-  });
+  }, 120_000);
 });
 
 describe.each(DIALECTS)('deliveries without OTEL_* variables (%s)', (dialect) => {

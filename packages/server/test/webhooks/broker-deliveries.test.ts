@@ -1,11 +1,7 @@
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { connect as natsConnect, type NatsConnection } from '@nats-io/transport-node';
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { createClient } from 'redis';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTarget } from '../../src/webhooks/targets-store.js';
-import { BROKER_URLS, createBrokerRig, uniqueName, type BrokerRig } from '../helpers/broker-rig.js';
+import { BROKER_URLS, createBrokerRig, uniqueName, useAmqpChannel, useNatsStream, useRedisClient, type BrokerRig } from '../helpers/broker-rig.js';
 import { DIALECTS } from '../helpers/db.js';
 import { signatureValid } from '../helpers/delivery.js';
 import { waitFor } from '../helpers/wait.js';
@@ -43,30 +39,20 @@ function checkMessages(messages: Array<{ body: string; headers: Headers }>, expe
 describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
   describe.skipIf(!BROKER_URLS.nats)('NATS JetStream', () => {
     let rig: BrokerRig;
-    let nc: NatsConnection;
-    let jsm: JetStreamManager;
     const stream = uniqueName('SVCT');
     const prefix = uniqueName('svct');
-    beforeAll(async () => {
-      nc = await natsConnect({ servers: new URL(BROKER_URLS.nats).host });
-      jsm = await jetstreamManager(nc);
-      await jsm.streams.add({ name: stream, subjects: [`${prefix}.>`] });
-    });
-    afterAll(async () => {
-      await jsm?.streams.delete(stream).catch(() => {});
-      await nc?.close();
-    });
+    const nats = useNatsStream(stream, prefix);
     beforeEach(async () => {
       rig = await createBrokerRig(dialect, `events=${BROKER_URLS.nats}`);
       await rig.waitConnected('events');
-      await jsm.streams.purge(stream);
+      await nats.jsm.streams.purge(stream);
     });
     afterEach(async () => rig.close());
     /** Every message the stream holds, oldest first (a purge keeps the sequence going, so from its first). */
     const stored = async () => {
-      const { state } = await jsm.streams.info(stream);
+      const { state } = await nats.jsm.streams.info(stream);
       const all = [];
-      for (let seq = state.first_seq; seq <= state.last_seq; seq++) all.push((await jsm.streams.getMessage(stream, { seq }))!);
+      for (let seq = state.first_seq; seq <= state.last_seq; seq++) all.push((await nats.jsm.streams.getMessage(stream, { seq }))!);
       return all;
     };
 
@@ -86,7 +72,7 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
         expect(signatureValid(headers, m.string(), [target.secret])).toBe(true);
         messages.push({ body: m.string(), headers });
       }
-      expect((await jsm.streams.info(stream)).state.messages).toBe(N);
+      expect((await nats.jsm.streams.info(stream)).state.messages).toBe(N);
       checkMessages(messages, { jobIds: jobs.map((j) => j.id), recordIds, headerNames: ['content-type', 'svc-delivery', 'svc-signature', 'svc-timestamp', 'x-team'] });
 
       // What the attempt kept: no status, no error, the PubAck as its snippet.
@@ -103,7 +89,7 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
       );
       expect(again).toMatchObject({ kind: 'accepted' });
       expect(JSON.parse((again as { snippet: string }).snippet)).toMatchObject({ duplicate: true });
-      expect((await jsm.streams.info(stream)).state.messages).toBe(N);
+      expect((await nats.jsm.streams.info(stream)).state.messages).toBe(N);
     });
 
     it('subscriptions and ordering apply: only matching records, and one record\'s versions in order', async () => {
@@ -153,29 +139,19 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
 
   describe.skipIf(!BROKER_URLS.amqp)('RabbitMQ', () => {
     let rig: BrokerRig;
-    let conn: ChannelModel;
-    let ch: Channel;
     const exchange = uniqueName('svct-x-');
     const queue = uniqueName('svct-q-');
     const lonely = uniqueName('svct-lonely-');
-    beforeAll(async () => {
-      conn = await amqp.connect(BROKER_URLS.amqp);
-      ch = await conn.createChannel();
-      await ch.assertExchange(exchange, 'topic', { durable: true });
-      await ch.assertExchange(lonely, 'topic', { durable: true });
-      await ch.assertQueue(queue, { durable: true });
-      await ch.bindQueue(queue, exchange, 'issues.#');
-    });
-    afterAll(async () => {
-      await ch?.deleteQueue(queue).catch(() => {});
-      await ch?.deleteExchange(exchange).catch(() => {});
-      await ch?.deleteExchange(lonely).catch(() => {});
-      await conn?.close();
+    const amqpChannel = useAmqpChannel({ exchanges: [exchange, lonely], queues: [queue] }, async (ch) => {
+      await amqpChannel.ch.assertExchange(exchange, 'topic', { durable: true });
+      await amqpChannel.ch.assertExchange(lonely, 'topic', { durable: true });
+      await amqpChannel.ch.assertQueue(queue, { durable: true });
+      await amqpChannel.ch.bindQueue(queue, exchange, 'issues.#');
     });
     beforeEach(async () => {
       rig = await createBrokerRig(dialect, `mq=${BROKER_URLS.amqp}`);
       await rig.waitConnected('mq');
-      await ch.purgeQueue(queue);
+      await amqpChannel.ch.purgeQueue(queue);
     });
     afterEach(async () => rig.close());
 
@@ -192,7 +168,7 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
       const jobs = await rig.waitForJobs(target.id, N, 'delivered');
       const messages: Array<{ body: string; headers: Headers }> = [];
       for (;;) {
-        const m = await ch.get(queue, { noAck: true });
+        const m = await amqpChannel.ch.get(queue, { noAck: true });
         if (m === false) break;
         expect(m.fields.routingKey).toBe('issues.record.created');
         expect(m.properties).toMatchObject({ deliveryMode: 2, contentType: 'application/json' });
@@ -221,22 +197,14 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
       const m = (await rig.admin('GET', `/admin/v1/deliveries/${deadMissing!.id}`)).json();
       expect(m.lastError).toMatchObject({ code: 'unroutable' });
       expect(m.lastError.message).toContain('does not exist');
-      expect((await ch.checkQueue(queue)).messageCount).toBe(5);
+      expect((await amqpChannel.ch.checkQueue(queue)).messageCount).toBe(5);
     });
   });
 
   describe.skipIf(!BROKER_URLS.redis)('Redis Streams', () => {
     let rig: BrokerRig;
-    let redis: ReturnType<typeof createClient>;
     const prefix = uniqueName('svct:');
-    beforeAll(async () => {
-      redis = createClient({ url: BROKER_URLS.redis });
-      await redis.connect();
-    });
-    afterAll(async () => {
-      for (const key of await redis.keys(`${prefix}*`)) await redis.del(key);
-      await redis.quit();
-    });
+    const cache = useRedisClient(prefix);
     beforeEach(async () => {
       rig = await createBrokerRig(dialect, `cache=${BROKER_URLS.redis}`);
       await rig.waitConnected('cache');
@@ -251,7 +219,7 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
       const jobs = await rig.waitForJobs(target.id, N, 'delivered');
       await rig.waitForJobs(trimmed.id, N, 'delivered');
 
-      const entries = await redis.xRange(`${key}:issues`, '-', '+');
+      const entries = await cache.redis.xRange(`${key}:issues`, '-', '+');
       const messages = entries.map((e) => {
         const { body, id, ...headers } = e.message as Record<string, string>;
         expect(id).toBe(headers['svc-delivery']);
@@ -267,7 +235,7 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
       const detail = (await rig.admin('GET', `/admin/v1/deliveries/${jobs[0]!.id}`)).json();
       expect(detail.attempts[0].responseSnippet).toBe(entries[0]!.id);
       // Approximate trimming keeps at least 10 and drops whole nodes: fewer than were added.
-      const length = await redis.xLen(`${key}:trimmed`);
+      const length = await cache.redis.xLen(`${key}:trimmed`);
       expect(length).toBeGreaterThanOrEqual(10);
       expect(length).toBeLessThan(N);
     });
@@ -278,16 +246,16 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
       await rig.waitConnected('cache');
       const since = new Date(Date.now() - 60_000).toISOString();
       const key = `${prefix}${dialect}:health`;
-      await redis.set(key, 'not a stream yet');
+      await cache.redis.set(key, 'not a stream yet');
       const target = await rig.target({ type: 'redis', broker: 'cache', stream: key });
       await rig.createRecords(2);
       // Three failed attempts (broker_refused) and the rule disables it.
       await waitFor(async () => (await rig.admin('GET', `/admin/v1/webhooks/${target.id}`)).json().disabledReason === 'failing', 'the target disabled as failing', 20_000, 50);
-      await redis.del(key);
+      await cache.redis.del(key);
       expect((await rig.admin('PATCH', `/admin/v1/webhooks/${target.id}`, { enabled: true })).statusCode).toBe(200);
       expect((await rig.admin('POST', `/admin/v1/webhooks/${target.id}/recover`, { since })).statusCode).toBe(200);
       await rig.waitForJobs(target.id, 2, 'delivered');
-      expect(await redis.xLen(key)).toBe(2);
+      expect(await cache.redis.xLen(key)).toBe(2);
       const stats = (await rig.admin('GET', `/admin/v1/webhooks/${target.id}/stats`)).json();
       expect(stats.attempts.succeeded).toBe(2);
       expect(stats.attempts.failed).toBeGreaterThanOrEqual(3);
@@ -296,12 +264,12 @@ describe.each(DIALECTS)('broker deliveries (%s)', (dialect) => {
       const late = await rig.target({ type: 'redis', broker: 'cache', stream: `${key}:late`, rateLimit: { perSecond: 1 } });
       expect((await rig.admin('POST', `/admin/v1/webhooks/${late.id}/replay`, { since })).json().jobs).toBe(2);
       await rig.waitForJobs(late.id, 2, 'delivered');
-      expect(await redis.xLen(`${key}:late`)).toBe(2);
+      expect(await cache.redis.xLen(`${key}:late`)).toBe(2);
     });
 
     it('a key that holds something else than a stream: broker_refused (WRONGTYPE), then dead', async () => {
       const key = `${prefix}${dialect}:string`;
-      await redis.set(key, 'not a stream');
+      await cache.redis.set(key, 'not a stream');
       const target = await rig.target({ type: 'redis', broker: 'cache', stream: key });
       await rig.createRecords(1);
       const [job] = await rig.waitForJobs(target.id, 1, 'dead');

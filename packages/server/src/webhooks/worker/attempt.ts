@@ -17,6 +17,13 @@ export interface AttemptFacts {
   snippet: string;
   /** The address dialled and the phases' timings, as the client reported them. */
   trace: AttemptTrace;
+  /** The attempt span's ids when it made one (SPEC §15: its log lines carry them), else null. */
+  span: SpanIds | null;
+}
+
+export interface SpanIds {
+  traceId: string;
+  spanId: string;
 }
 
 export interface AttemptDeps {
@@ -24,6 +31,8 @@ export interface AttemptDeps {
   secrets: SecretCache;
   now: () => number;
   leaseSafetyMs: number;
+  /** A configured broker's host as its URL names it (no credentials), for a producer span's `server.address`. */
+  brokerHost: (name: string) => string | null;
 }
 
 /**
@@ -39,6 +48,7 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
     durationMs: 0,
     snippet: '',
     trace: NO_TRACE,
+    span: null,
   });
   if (!target || !target.enabled) return notAttempted('target-unavailable');
   if (job.leaseExpiresAt - startedAt < deps.leaseSafetyMs) return notAttempted('lease-lapsing');
@@ -49,7 +59,7 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
     return notAttempted('secret-unavailable');
   }
   const timestamp = Math.floor(startedAt / 1000);
-  const span = attemptSpan(job, target);
+  const span = attemptSpan(job, target, deps);
   // The same message for every kind of destination: an HTTPS request's headers, a broker message's (SPEC §14).
   const outcome = await deps.sender.deliver(
     target,
@@ -69,7 +79,14 @@ export async function attempt(job: HeldJob, target: TargetRow | undefined, deps:
   );
   span?.end(signal.aborted ? { error: 'shutdown' } : outcome.kind === 'response' ? { statusCode: outcome.statusCode } : outcome.kind === 'failure' ? { error: outcome.code } : null);
   if (signal.aborted) return notAttempted('shutdown');
-  return { result: resultOf(outcome), startedAt, durationMs: outcome.durationMs, snippet: outcome.kind === 'failure' ? '' : outcome.snippet, trace: outcome.trace ?? NO_TRACE };
+  return {
+    result: resultOf(outcome),
+    startedAt,
+    durationMs: outcome.durationMs,
+    snippet: outcome.kind === 'failure' ? '' : outcome.snippet,
+    trace: outcome.trace ?? NO_TRACE,
+    span: span ? spanIds(span.headers) : null,
+  };
 }
 
 const resultOf = (outcome: AttemptOutcome): AttemptResult => {
@@ -81,19 +98,40 @@ const resultOf = (outcome: AttemptOutcome): AttemptResult => {
 /**
  * The attempt's span (SPEC §15): only when tracing is on and the event was written in a trace (migration 019). Its
  * parent is the write's stored context, so every attempt of the event, retried, replayed or made by another process,
- * is in the write's trace; with tracing off nothing is started and no trace header is sent. HTTPS only for now: the
- * broker senders' producer spans come with their senders (their message headers carry the same two names).
+ * is in the write's trace; with tracing off nothing is started and no trace header is sent. An HTTPS attempt is a
+ * client span; a publish into a broker a producer span with the messaging conventions' attributes (its message
+ * headers carry the same traceparent and tracestate).
  */
-function attemptSpan(job: HeldJob, target: TargetRow) {
+function attemptSpan(job: HeldJob, target: TargetRow, deps: AttemptDeps) {
   const runtime = tracing();
-  if (runtime === null || !job.traceparent || target.type !== 'https' || target.url === null) return null;
-  return runtime.startAttempt({ traceparent: job.traceparent, tracestate: job.tracestate ?? null }, 'client', {
+  if (runtime === null || !job.traceparent) return null;
+  const parent = { traceparent: job.traceparent, tracestate: job.tracestate ?? null };
+  const common = { 'svc.delivery.id': job.id, 'svc.webhook.id': job.webhookId, 'svc.attempt.number': job.attemptCount + 1 };
+  if (target.type === 'https') {
+    if (target.url === null) return null;
     // The host as the URL names it (the address dialled is in the attempt's record); IPv6 without its brackets.
-    'server.address': new URL(target.url).hostname.replace(/^\[(.*)\]$/, '$1'),
-    'svc.delivery.id': job.id,
-    'svc.webhook.id': job.webhookId,
-    'svc.attempt.number': job.attemptCount + 1,
+    return runtime.startAttempt(parent, 'client', { 'server.address': new URL(target.url).hostname.replace(/^\[(.*)\]$/, '$1'), ...common });
+  }
+  const host = target.broker === null ? null : deps.brokerHost(target.broker);
+  return runtime.startAttempt(parent, 'producer', {
+    ...(host === null ? {} : { 'server.address': host }),
+    'messaging.system': MESSAGING_SYSTEM[target.type],
+    'messaging.operation.type': 'send',
+    // The destination as the target names it (a template's placeholders kept): one name for every event, as the
+    // conventions ask of a span name; the message id is the delivery id, the broker's de-duplication key.
+    'messaging.destination.name': destinationOf(target),
+    'messaging.message.id': job.id,
+    ...(target.type === 'rabbitmq' && target.routingKey !== null ? { 'messaging.rabbitmq.destination.routing_key': target.routingKey } : {}),
+    ...common,
   });
 }
 
+const MESSAGING_SYSTEM = { nats: 'nats', rabbitmq: 'rabbitmq', redis: 'redis' } as const;
+
+const destinationOf = (target: TargetRow): string =>
+  (target.type === 'nats' ? target.subject : target.type === 'rabbitmq' ? target.exchange : target.stream) ?? '';
+
 const traceHeaders = (h: TraceHeaders): Record<string, string> => (h.tracestate === null ? { traceparent: h.traceparent } : { traceparent: h.traceparent, tracestate: h.tracestate });
+
+/** `00-<trace id>-<span id>-<flags>`: the attempt span's own ids, as its log lines name them. */
+const spanIds = (h: TraceHeaders): SpanIds => ({ traceId: h.traceparent.slice(3, 35), spanId: h.traceparent.slice(36, 52) });

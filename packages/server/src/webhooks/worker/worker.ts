@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { brokerHost } from '../../config/brokers.js';
 import type { Context } from '../../context.js';
 import { OutageBackoff } from '../../db/database-errors.js';
 import { decide, type Decision } from '../decision.js';
@@ -10,7 +11,7 @@ import { newLeaseToken, type HeldJob } from '../queue/job.js';
 import { rescue } from '../queue/rescue.js';
 import { promoteHeld } from '../queue/promote-held.js';
 import { enabledTargets, type TargetRow } from '../targets-store.js';
-import { attempt, type AttemptFacts, type DeliverySender } from './attempt.js';
+import { attempt, type AttemptDeps, type AttemptFacts, type DeliverySender } from './attempt.js';
 import { Completer, type Finished } from './completer.js';
 import { isLimited, Scheduler } from './scheduler.js';
 import { SecretCache } from './secret-cache.js';
@@ -30,6 +31,7 @@ export class DeliveryWorker implements JobHandoff {
   private readonly scheduler: Scheduler;
   private readonly secrets: SecretCache;
   private readonly completer: Completer;
+  private readonly attemptDeps: AttemptDeps;
   private stopped = true;
   /** Aborted when stop()'s grace runs out: cancels every attempt still in flight. */
   private cancelAll = cancelSignal();
@@ -57,6 +59,13 @@ export class DeliveryWorker implements JobHandoff {
     this.slots = new Slots(perProcess, perTarget);
     this.scheduler = new Scheduler({ perProcess, perTarget });
     this.secrets = new SecretCache(ctx.box);
+    this.attemptDeps = {
+      sender,
+      secrets: this.secrets,
+      now: () => ctx.clock.now(),
+      leaseSafetyMs: ctx.config.webhookTimeoutMs,
+      brokerHost: (name) => brokerHost(ctx.config.brokers, name),
+    };
     this.outage = new OutageBackoff(ctx.logger, 'delivery worker');
     // Operational events' jobs are left pending for any worker (no hand-off from inside a completion).
     const outbox = createOutbox(ctx.database, ctx.logger, null);
@@ -268,16 +277,19 @@ export class DeliveryWorker implements JobHandoff {
   private async run(held: Held): Promise<void> {
     const { job } = held;
     const target = held.target ?? this.scheduler.target(job.webhookId);
-    const facts = await attempt(
-      job,
-      target,
-      { sender: this.sender, secrets: this.secrets, now: () => this.ctx.clock.now(), leaseSafetyMs: this.ctx.config.webhookTimeoutMs },
-      this.cancelAll.signal,
-    );
+    const facts = await attempt(job, target, this.attemptDeps, this.cancelAll.signal);
     const decision = this.decide(job, facts);
     if (decision.kind !== 'not-attempted') {
+      const outcome = decision.kind === 'delivered' ? 'delivered' : decision.error.code;
       this.scheduler.observe(job.webhookId, facts.durationMs);
-      this.metrics?.observeAttempt(decision.kind === 'delivered' ? 'delivered' : decision.error.code, facts.durationMs);
+      this.metrics?.observeAttempt(outcome, facts.durationMs);
+      // One line an attempt at debug level (the attempts' table is the record); a traced one names its span (SPEC §15).
+      if (this.ctx.logger.isLevelEnabled('debug')) {
+        this.ctx.logger.debug(
+          { deliveryId: job.id, webhookId: job.webhookId, attempt: job.attemptCount + 1, outcome, durationMs: Math.round(facts.durationMs), ...facts.span },
+          'delivery attempt',
+        );
+      }
     }
     // The slot frees as soon as the HTTP attempt ends; the transition joins the next group commit meanwhile.
     this.finish(job, decision, facts);
