@@ -38,7 +38,7 @@ import { recordRoutes } from './http/routes/records.js';
 import { batchRoutes } from './http/routes/batch.js';
 import { adminEventRoutes, adminTokenOwner, createFeedRuntime, eventRoutes, sessionOwner, tokenOwner } from './http/routes/events.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
-import type { StreamTiming } from './events/feed-fanout.js';
+import type { StreamTiming } from './events/stream-fanout.js';
 import { redactUrl } from './lib/redact-url.js';
 import { createOutbox } from './webhooks/outbox.js';
 import type { JobHandoff } from './webhooks/queue/enqueue.js';

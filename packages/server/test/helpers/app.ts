@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { createAdmin } from '../../src/auth/setup.js';
 import type { Clock } from '../../src/lib/clock.js';
-import type { StreamTiming } from '../../src/events/feed-fanout.js';
+import type { StreamTiming } from '../../src/events/stream-fanout.js';
 import type { Context } from '../../src/context.js';
 import type { Resolver } from '../../src/webhooks/destination-guard.js';
 import type { JobHandoff } from '../../src/webhooks/queue/enqueue.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { StreamTiming } from '../../src/events/feed-fanout.js';
+import type { StreamTiming } from '../../src/events/stream-fanout.js';
 import { createTestApp, type TestApp } from './app.js';
 import type { Dialect } from './db.js';
 

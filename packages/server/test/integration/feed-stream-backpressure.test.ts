@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/context.js';
 import { FeedWaker } from '../../src/events/feed.js';
-import { FeedFanout } from '../../src/events/feed-fanout.js';
+import { FeedFanout } from '../../src/events/stream-fanout.js';
 import { createOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DIALECTS } from '../helpers/db.js';
@@ -49,7 +49,7 @@ describe.each(DIALECTS)('a stream client that stops reading (%s)', (dialect) => 
       await waker.close();
     };
     server = createServer((_req, res) => {
-      void fanout.open({ res, headers: {}, requestId: 'slow', filter: { collections: null, topics: null }, start: 'now', owner: 'o', recheck: async () => null });
+      void fanout.open({ res, headers: {}, requestId: 'slow', filter: { collections: null, topics: null }, start: 'now', owner: 'o', release: fanout.admit('o'), recheck: async () => null });
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;

@@ -6,7 +6,7 @@ import { adminTokenStillValid } from '../../auth/admin-tokens.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { decodeFeedCursor, feedPage, FeedWaker, namedCollections, refuseUnissued } from '../../events/feed.js';
-import { FeedFanout, STREAM_TIMING, type StreamTiming } from '../../events/feed-fanout.js';
+import { FeedFanout, STREAM_TIMING, type StreamTiming } from '../../events/stream-fanout.js';
 import { FeedReadAhead } from '../../events/feed-read-ahead.js';
 import { FeedWatch } from '../../events/feed-watch.js';
 import { OwnerSlots } from '../../events/owner-slots.js';
@@ -132,9 +132,15 @@ async function answerStream(
 ): Promise<void> {
   refuseUnlessEventStream(request.headers.accept);
   const { start, parameter } = streamStart(request, query);
-  feed.fanout.admit(opts.owner);
-  // A position beyond the newest event was never handed out: 400 before any byte of the stream (SPEC §12).
-  if (start !== 'now') await refuseUnissued(ctx.database.db, start, null, parameter);
+  // Admitted once, holding its owner's place from here: a refusal below gives it back.
+  const release = feed.fanout.admit(opts.owner);
+  try {
+    // A position beyond the newest event was never handed out: 400 before any byte of the stream (SPEC §12).
+    if (start !== 'now') await refuseUnissued(ctx.database.db, start, null, parameter);
+  } catch (err) {
+    release();
+    throw err;
+  }
   reply.hijack();
   await feed.fanout.open({
     res: reply.raw,
@@ -143,6 +149,7 @@ async function answerStream(
     filter: { collections: opts.collections, topics: query.topic ?? null, operational: opts.operational === true },
     start,
     owner: opts.owner,
+    release,
     recheck: opts.recheck,
   });
 }

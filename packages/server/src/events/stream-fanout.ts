@@ -1,11 +1,13 @@
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
-import { encodeFeedCursor, laterOf, ORIGIN, RECHECK_MS, refuseExpired, type FeedWaker } from './feed.js';
-import { beyond, readFeed, type FeedPosition, type FeedRow } from './feed-store.js';
-import { FeedStream, type StreamRequest } from './feed-stream.js';
-import { OwnerSlots } from './owner-slots.js';
+import { laterOf, ORIGIN, RECHECK_MS, refuseExpired, type FeedWaker } from './feed.js';
+import { beyond, readFeed, type FeedPosition } from './feed-store.js';
+import { eventFrame, eventFrames, PING_FRAME } from './sse-frames.js';
+import { StreamAdmission, shuttingDown } from './stream-admission.js';
+import { StreamConnection, type StreamRequest } from './stream-connection.js';
+import { StreamRechecks } from './stream-rechecks.js';
 
-export type { StreamRequest } from './feed-stream.js';
+export type { StreamRequest } from './stream-connection.js';
 
 /** Timings of the event streams; internal (tests shorten them), not configuration. */
 export interface StreamTiming {
@@ -26,14 +28,6 @@ export const STREAM_TIMING: StreamTiming = { pingMs: 15_000, recheckMs: 1_000 };
 const LIVE_PAGE = 1000;
 const CATCH_UP_PAGE = 200;
 
-/** One event as an SSE frame; its JSON has no line breaks (stored payloads are compact JSON). */
-const frameOf = (row: FeedRow): Buffer => Buffer.from(`id: ${encodeFeedCursor(row)}\nevent: ${row.topic}\ndata: ${row.json}\n\n`);
-/** The frames of a read's events, all of them as one buffer, and the largest. */
-function framesOf(rows: readonly FeedRow[]): { frames: Buffer[]; all: Buffer; largest: number } {
-  const frames = rows.map(frameOf);
-  return { frames, all: frames.length === 1 ? frames[0]! : Buffer.concat(frames), largest: Math.max(0, ...frames.map((f) => f.length)) };
-}
-const PING = Buffer.from(': ping\n\n');
 const ALL_EVENTS = { collections: null, topics: null, operational: true };
 
 /**
@@ -44,15 +38,14 @@ const ALL_EVENTS = { collections: null, topics: null, operational: true };
  * No stream reads the database while it is live; nobody holds a transaction while waiting.
  */
 export class FeedFanout {
-  private readonly streams = new Set<FeedStream>();
-  private readonly live = new Set<FeedStream>();
-  private readonly slots: OwnerSlots;
+  private readonly streams = new Set<StreamConnection>();
+  private readonly live = new Set<StreamConnection>();
+  private readonly admission: StreamAdmission;
+  private readonly rechecks: StreamRechecks;
   /** Where the shared reader has read up to; meaningful while it runs. */
   private position: FeedPosition = ORIGIN;
   private running = false;
   private ping: NodeJS.Timeout | null = null;
-  private recheck: NodeJS.Timeout | null = null;
-  private rechecking = false;
 
   constructor(
     private readonly ctx: Context,
@@ -60,37 +53,36 @@ export class FeedFanout {
     private readonly closing: AbortSignal,
     private readonly timing: StreamTiming = STREAM_TIMING,
   ) {
-    this.slots = new OwnerSlots(ctx.config.streamsPerToken);
+    this.admission = new StreamAdmission(ctx.config.streamsPerToken, closing, timing.recheckMs);
+    this.rechecks = new StreamRechecks(timing.recheckMs);
   }
 
-  /** Event streams open in this process. */
+  /** Event streams admitted in this process and not yet ended. */
   get openStreams(): number {
-    return this.slots.total;
+    return this.admission.open;
   }
 
-  /** Refuses a stream beyond SVC_STREAMS_PER_TOKEN for its owner, before anything is written. */
-  admit(owner: string): void {
-    if (!this.slots.free(owner)) {
-      throw new AppError('rate_limited', `At most ${this.ctx.config.streamsPerToken} event streams per token in one process; close one first.`, {
-        headers: { 'retry-after': String(Math.ceil(this.timing.recheckMs / 1000)) },
-      });
-    }
-    if (this.closing.aborted) throw new AppError('unavailable', 'This process is shutting down; try again.');
+  /** A stream's admission (stream-admission.ts), once, before anything is written: its release goes into open()'s request. */
+  admit(owner: string): () => void {
+    return this.admission.admit(owner);
   }
 
   /**
-   * Starts a stream on a response whose headers are not yet written; runs until the client leaves or svc closes.
-   * Its start was checked by the caller (refuseUnissued) while an error could still be an answer of its own.
+   * Starts an admitted stream on a response whose headers are not yet written; runs until the client leaves or svc
+   * closes. Its start was checked by the caller (refuseUnissued) while an error could still be an answer of its own.
    */
   async open(req: StreamRequest): Promise<void> {
-    this.admit(req.owner);
-    const release = this.slots.take(req.owner)!;
     const cutOff = (unreadBytes: number) =>
       this.ctx.logger.info({ requestId: req.requestId, unreadBytes }, 'event stream cut off: its client left more than SVC_STREAM_BUFFER_BYTES unread');
-    const stream = new FeedStream(req, this.ctx.config.streamBufferBytes, (s) => this.forget(s, release), cutOff);
+    const stream = new StreamConnection(req, this.ctx.config.streamBufferBytes, (s) => this.forget(s), cutOff);
     this.streams.add(stream);
-    this.startTimers();
+    this.rechecks.add(stream);
+    this.ping ??= setInterval(() => {
+      for (const s of this.streams) s.write(PING_FRAME);
+    }, this.timing.pingMs);
     try {
+      // Closed while the caller checked the start: close() has ended the streams it knew of, and would miss this one.
+      if (this.closing.aborted) throw shuttingDown();
       // Joined before the headers go out: an event committed once the client sees the answer is in its stream.
       stream.position = req.start !== 'now' ? req.start : this.running ? this.position : await this.head();
       const joined = req.start === 'now' && this.join(stream, true);
@@ -110,17 +102,17 @@ export class FeedFanout {
 
   /**
    * Backlog in pages of its own, checked against retention each time, until it can join the shared reader. Each
-   * page goes out as fast as the client reads it (FeedStream.sendPaced), and the next is read once the socket has
+   * page goes out as fast as the client reads it (StreamConnection.sendPaced), and the next is read once the socket has
    * taken most of it: a stream catching up holds about one page, however far behind it starts.
    */
-  private async catchUp(stream: FeedStream, atHead: boolean): Promise<void> {
+  private async catchUp(stream: StreamConnection, atHead: boolean): Promise<void> {
     const { db, caps } = this.ctx.database;
     let caughtUp = atHead;
     while (!stream.closed) {
       if (this.join(stream, caughtUp)) return;
       await refuseExpired(this.ctx, stream.position);
       const read = await readFeed(db, caps, { after: stream.position, filter: stream.req.filter, limit: CATCH_UP_PAGE, budget: this.ctx.config.listMaxBytes });
-      await stream.sendPaced(read.rows, read.rows.map(frameOf));
+      await stream.sendPaced(read.rows, read.rows.map(eventFrame));
       caughtUp = !read.full;
       stream.position = read.full ? read.rows.at(-1)! : laterOf(read.head, stream.position);
     }
@@ -132,7 +124,7 @@ export class FeedFanout {
    * events after where it stood. Synchronous, so the reader cannot move between the check and the join. With no
    * reader running, a stream that has just read to the head starts one from there.
    */
-  private join(stream: FeedStream, caughtUp: boolean): boolean {
+  private join(stream: StreamConnection, caughtUp: boolean): boolean {
     if (stream.closed) return true;
     if (!this.running) {
       if (!caughtUp) return false;
@@ -175,7 +167,7 @@ export class FeedFanout {
       const read = await readFeed(db, caps, { after: this.position, filter: ALL_EVENTS, limit: LIVE_PAGE, budget: this.ctx.config.listMaxBytes });
       if (read.rows.length > 0) {
         // Each event's frame is made once, and the read's frames joined once, for every stream.
-        const { frames, all, largest } = framesOf(read.rows);
+        const { frames, all, largest } = eventFrames(read.rows);
         for (const stream of this.live) stream.send(read.rows, frames, all, largest);
       }
       this.position = read.full ? read.rows.at(-1)! : laterOf(read.head, this.position);
@@ -183,56 +175,31 @@ export class FeedFanout {
     }
   }
 
-  private startTimers(): void {
-    this.ping ??= setInterval(() => {
-      for (const stream of this.streams) stream.write(PING);
-    }, this.timing.pingMs);
-    this.recheck ??= setInterval(() => void this.recheckOwners(), this.timing.recheckMs);
-  }
-
-  /** One look-up per credential, however many streams it holds. */
-  private async recheckOwners(): Promise<void> {
-    if (this.rechecking) return;
-    this.rechecking = true;
-    try {
-      const byOwner = new Map<string, FeedStream[]>();
-      for (const s of this.streams) byOwner.set(s.req.owner, [...(byOwner.get(s.req.owner) ?? []), s]);
-      for (const streams of byOwner.values()) await this.recheckStreams(streams);
-    } finally {
-      this.rechecking = false;
-    }
-  }
-
   /**
    * Checks one owner's credential now, after it was revoked in this process (a token deleted, a session ended): its
    * streams end before anything committed later reaches them.
    */
-  async recheckOwner(owner: string): Promise<void> {
-    await this.recheckStreams([...this.streams].filter((s) => s.req.owner === owner));
+  recheckOwner(owner: string): Promise<void> {
+    return this.rechecks.recheckOwner(owner);
   }
 
-  private async recheckStreams(streams: readonly FeedStream[]): Promise<void> {
-    if (streams.length === 0) return;
-    const err = await streams[0]!.req.recheck().catch(() => null);
-    if (err) for (const s of streams) s.fail(err);
-  }
-
-  private forget(stream: FeedStream, release: () => void): void {
-    release();
+  private forget(stream: StreamConnection): void {
+    stream.req.release();
     this.streams.delete(stream);
     this.live.delete(stream);
-    if (this.streams.size === 0) this.stopTimers();
+    this.rechecks.delete(stream);
+    if (this.streams.size === 0) this.stopPing();
   }
 
-  private stopTimers(): void {
+  private stopPing(): void {
     if (this.ping) clearInterval(this.ping);
-    if (this.recheck) clearInterval(this.recheck);
-    this.ping = this.recheck = null;
+    this.ping = null;
   }
 
   /** Ends every stream (their clients reconnect elsewhere with Last-Event-ID); the closing signal stops the reader. */
   close(): void {
     for (const stream of [...this.streams]) stream.end();
-    this.stopTimers();
+    this.stopPing();
+    this.rechecks.stop();
   }
 }

@@ -1,7 +1,8 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { AppError, problemBody } from '../errors.js';
+import type { AppError } from '../errors.js';
 import { ORIGIN } from './feed.js';
 import { beyond, matchesFilter, type FeedFilter, type FeedPosition, type FeedRow } from './feed-store.js';
+import { errorFrame, RETRY_FRAME, SSE_HEADERS } from './sse-frames.js';
 
 export interface StreamRequest {
   res: ServerResponse;
@@ -11,10 +12,11 @@ export interface StreamRequest {
   start: FeedPosition | 'now';
   /** Who holds the stream (a token, an admin session): the per-token limit and the re-check go by it. */
   owner: string;
+  /** Gives back the owner's place that admission took (stream-admission.ts); called once, when the stream ends. */
+  release(): void;
   /** The error that ends the stream when the credential no longer holds, else null. */
   recheck(): Promise<AppError | null>;
 }
-
 
 /**
  * The bytes handed to a client's socket that it has not read yet, as far as svc can see: what is still in Node's
@@ -47,13 +49,13 @@ class Unread {
 const CATCH_UP_CHUNK_BYTES = 64 * 1024;
 
 /**
- * One client's event stream. It is cut off (and resumes with Last-Event-ID) only when more than `limitBytes` that it
+ * One client's event stream: its socket, and how much of what was written to it the client has not read. It is cut off (and resumes with Last-Event-ID) only when more than `limitBytes` that it
  * has not read wait for it besides the largest event among them (SPEC §12): an event larger than the limit is still
  * sent whole, and a client that reads keeps up however big the events are. Catching up, it writes a page's frames
  * only as fast as the client reads them (catchUp waits for 'drain'); live, the shared reader cannot wait for one
  * client, and the limit is what bounds the memory a slow one holds.
  */
-export class FeedStream {
+export class StreamConnection {
   closed = false;
   live = false;
   /** The last position this stream has been handed (or, joining live, was level with). */
@@ -64,7 +66,7 @@ export class FeedStream {
   constructor(
     readonly req: StreamRequest,
     private readonly limitBytes: number,
-    private readonly onClose: (s: FeedStream) => void,
+    private readonly onClose: (s: StreamConnection) => void,
     private readonly onCutOff: (unreadBytes: number) => void,
   ) {
     req.res.on('close', () => this.finish());
@@ -73,14 +75,8 @@ export class FeedStream {
 
   writeHead(): void {
     const { res, headers } = this.req;
-    res.writeHead(200, {
-      ...headers,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      // Proxies that buffer answers (nginx) would hold events back.
-      'x-accel-buffering': 'no',
-    });
-    this.write(RETRY);
+    res.writeHead(200, { ...headers, ...SSE_HEADERS });
+    this.write(RETRY_FRAME);
   }
 
   /** Writes a chunk of whole frames (its largest `largest` bytes); false when the socket asks to wait for 'drain'. */
@@ -150,8 +146,7 @@ export class FeedStream {
   /** An error after the stream started: `event: error` with the problem, then the end (SPEC §7). */
   fail(err: AppError): void {
     if (this.closed) return;
-    const problem = problemBody(err.code, err.message, this.req.requestId, err.extra.errors);
-    this.req.res.end(`event: error\ndata: ${JSON.stringify(problem)}\n\n`);
+    this.req.res.end(errorFrame(err, this.req.requestId));
     this.finish();
   }
 
@@ -177,6 +172,5 @@ export class FeedStream {
   }
 }
 
-const RETRY = Buffer.from('retry: 2000\n\n');
 /** How long a closing svc waits for a client to take the end of its stream. */
 const END_GRACE_MS = 2000;
