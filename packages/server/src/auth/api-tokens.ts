@@ -1,5 +1,4 @@
 import type { Context } from '../context.js';
-import { AppError } from '../errors.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import type { Collection } from '../records/collections-store.js';
@@ -47,11 +46,4 @@ export async function authenticateBearer(ctx: Context, header: string | undefine
     await touchApiToken(ctx.database.db, token.id, now);
   }
   return { kind: 'ok', token, collection: found.collection };
-}
-
-export function authorize(token: ApiToken, scope: Scope, collection: string): void {
-  if (!token.scopes.includes(scope)) throw new AppError('forbidden', `This token lacks the ${scope} scope.`);
-  if (token.collections !== null && !token.collections.includes(collection)) {
-    throw new AppError('forbidden', 'This token may not use this collection.');
-  }
 }
