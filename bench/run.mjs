@@ -30,6 +30,7 @@ import { w4Ordered } from './lib/w4-ordered.mjs';
 import { w11 } from './lib/w11-query.mjs';
 import { w13 } from './lib/w13-soak.mjs';
 import { w14 } from './lib/w14-heavy.mjs';
+import { buildWithoutTracing, w2Tracing, w4Tracing } from './lib/w-tracing.mjs';
 import { profileRun } from './lib/profile-run.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -63,7 +64,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W15, W4O, W4L, W4S; W9, W10, W11, W13, W14 and W15 run only when named); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W15, W4O, W4L, W4S, W2T, W4T; W9, W10, W11, W13, W14, W15, W2T and W4T run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w11-records N  W11's collection size (default 100000)
@@ -124,7 +125,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'svc-bench-'));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const cellsApi = makeCells();
-const pgInfo = selected.some((w) => ['W3', 'W4', 'W4L', 'W4S', 'W5', 'W7', 'W9', 'W11', 'W13', 'W14', 'W15'].includes(w)) ? await pgAvailable() : null;
+const pgInfo = selected.some((w) => ['W3', 'W4', 'W4L', 'W4S', 'W5', 'W7', 'W9', 'W11', 'W13', 'W14', 'W15', 'W4T'].includes(w)) ? await pgAvailable() : null;
 const versions = readVersions();
 const ctx = {
   opts,
@@ -225,7 +226,7 @@ if (args.profile) {
 }
 try {
   ctx.tls = await makeTls(tmp);
-  if (selected.some((w) => ['W4', 'W4O', 'W4L', 'W4S', 'W6', 'W7', 'W13'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
+  if (selected.some((w) => ['W4', 'W4O', 'W4L', 'W4S', 'W4T', 'W6', 'W7', 'W13'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
   await step('W1', () => w1(ctx));
   await step('W8', () => w8(ctx));
   await step('W2', () => createWorkload(ctx, 'sqlite'));
@@ -247,6 +248,9 @@ try {
   await step('W13', () => w13(ctx, receiver, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
   await step('W14', () => w14(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
   await step('W15', () => w15(ctx, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
+  if (selected.includes('W2T') || selected.includes('W4T')) buildWithoutTracing(ctx);
+  await step('W2T', () => w2Tracing(ctx));
+  await step('W4T', () => w4Tracing(ctx, receiver, pgInfo ? ['sqlite', 'pg'] : ['sqlite']));
 } finally {
   await receiver?.close().catch(() => {});
 }

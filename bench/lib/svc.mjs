@@ -5,7 +5,7 @@ import { CORES, freePort, spawnOn, stop, waitHttp } from './proc.mjs';
 
 export const SVC_MAIN = fileURLToPath(new URL('../../packages/server/dist/svc.mjs', import.meta.url));
 /** The Node flags svc's command line names (`#!/usr/bin/env -S node …`): the bench runs svc as the `svc` command runs. */
-export const svcNodeFlags = () => readFileSync(SVC_MAIN, 'utf8').slice(0, 200).split('\n')[0].split(/\s+/).filter((a) => a.startsWith('--'));
+export const svcNodeFlags = (main = SVC_MAIN) => readFileSync(main, 'utf8').slice(0, 200).split('\n')[0].split(/\s+/).filter((a) => a.startsWith('--'));
 export const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 // A fixed per-run key: the shipped default makes a key file beside the SQLite database; a fixed one lets a
 // seeded database be copied for every round.
@@ -15,11 +15,11 @@ export const SECRET_KEY = 'a1'.repeat(32);
  * Starts `svc serve|serve --no-worker|worker` on the server core. stdout (info-level JSON logs, the shipped default)
  * goes to /dev/null unless a log file is given.
  */
-export async function startSvc({ mode = 'serve', databaseUrl, tls = null, env = {}, logFile = null, cpuProfDir = null, waitReady = true, core = CORES.server }) {
+export async function startSvc({ main = SVC_MAIN, mode = 'serve', databaseUrl, tls = null, env = {}, logFile = null, cpuProfDir = null, waitReady = true, core = CORES.server }) {
   const port = await freePort();
-  const args = [process.execPath, ...svcNodeFlags()];
+  const args = [process.execPath, ...svcNodeFlags(main)];
   if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`);
-  args.push(SVC_MAIN, ...(mode === 'worker' ? ['worker'] : mode === 'api' ? ['serve', '--no-worker'] : ['serve']));
+  args.push(main, ...(mode === 'worker' ? ['worker'] : mode === 'api' ? ['serve', '--no-worker'] : ['serve']));
   const child = spawnOn(core, args, {
     logFile,
     env: {

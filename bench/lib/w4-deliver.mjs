@@ -81,7 +81,7 @@ async function finished(done, receiver, t0) {
 }
 
 /** svc: start `svc worker` processes on a fresh copy and time until the receiver has answered every job. */
-export async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs = 0, label, prepare = null }) {
+export async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs = 0, label, prepare = null, main, env = {} }) {
   const clone = await cloneTemplate(ctx, tpl);
   // Before the clock starts: a change to the copy the drain works on (W4O turns its ordering off).
   if (prepare) await prepare(clone.url);
@@ -92,7 +92,7 @@ export async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs 
     // All at once: started one after another, the first would deliver alone for the others' start-up time.
     const starting = [];
     for (let i = 0; i < processes; i++) {
-      starting.push(startSvc({ mode: 'worker', databaseUrl: clone.url, tls: ctx.tls, logFile: ctx.logFile(`${label}-worker${i}`), cpuProfDir: ctx.cpuProfDir }));
+      starting.push(startSvc({ main, mode: 'worker', databaseUrl: clone.url, tls: ctx.tls, env, logFile: ctx.logFile(`${label}-worker${i}`), cpuProfDir: ctx.cpuProfDir }));
     }
     const started = await Promise.allSettled(starting);
     for (const s of started) if (s.status === 'fulfilled') workers.push(s.value);

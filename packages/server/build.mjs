@@ -14,6 +14,16 @@ const common = {
   logLevel: 'warning',
 };
 
-await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/svc.mjs' });
+// `--without-tracing` (the benchmarks' W2T/W4T only): the same bundle in dist-notrace/ with tracing/tracing.ts replaced
+// by a module that is always off, so what tracing costs while it is off can be measured against a build without it.
+const withoutTracing = process.argv.includes('--without-tracing');
+const out = withoutTracing ? 'dist-notrace' : 'dist';
+const NO_TRACING = `export const tracing = () => null;
+export async function startTracing() { return { enabled: false, shutdown: async () => {} }; }`;
+const plugins = withoutTracing
+  ? [{ name: 'without-tracing', setup: (b) => b.onLoad({ filter: /[\\/]src[\\/]tracing[\\/]tracing\.ts$/ }, () => ({ contents: NO_TRACING, loader: 'ts' })) }]
+  : [];
+
+await build({ ...common, plugins, entryPoints: ['src/cli/main.ts'], outfile: `${out}/svc.mjs` });
 // SQLite's reader threads (db/dialects/sqlite-readers.ts) load their script from beside the bundle.
-await build({ ...common, entryPoints: ['src/db/dialects/sqlite-reader-thread.ts'], outfile: 'dist/sqlite-reader-thread.js' });
+await build({ ...common, plugins, entryPoints: ['src/db/dialects/sqlite-reader-thread.ts'], outfile: `${out}/sqlite-reader-thread.js` });
