@@ -22,7 +22,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
     const raw = env[s.env];
     if (raw === undefined) {
-      out[s.key] = s.fallback(out as Partial<Config>);
+      // The documented default is the one used: parsed from the same text the README shows (schema.ts).
+      out[s.key] = s.fallback ? s.fallback(out as Partial<Config>) : s.parse(s.defaultText);
       continue;
     }
     try {

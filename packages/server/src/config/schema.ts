@@ -86,8 +86,11 @@ export interface Setting<K extends keyof Config = keyof Config> {
   readonly defaultText: string;
   readonly doc: string;
   readonly parse: Parser<Config[K]>;
-  /** Used when the variable is unset. */
-  readonly fallback: (partial: Partial<Config>) => Config[K];
+  /**
+   * The value when the variable is unset, for a setting whose default is not a value of its own (unset, none, derived
+   * from other settings). Without it the default is `parse(defaultText)`: the documented default is the one used.
+   */
+  readonly fallback?: (partial: Partial<Config>) => Config[K];
 }
 
 const integer =
@@ -217,47 +220,46 @@ function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
 }
 
 export const SETTINGS: readonly Setting[] = [
-  setting({ key: 'host', env: 'SVC_HOST', defaultText: '127.0.0.1', doc: 'address the HTTP API listens on', parse: text, fallback: () => '127.0.0.1' }),
-  setting({ key: 'port', env: 'SVC_PORT', defaultText: '8080', doc: 'port the HTTP API listens on (0 picks a free one)', parse: integer(0, 65535), fallback: () => 8080 }),
+  setting({ key: 'host', env: 'SVC_HOST', defaultText: '127.0.0.1', doc: 'address the HTTP API listens on', parse: text }),
+  setting({ key: 'port', env: 'SVC_PORT', defaultText: '8080', doc: 'port the HTTP API listens on (0 picks a free one)', parse: integer(0, 65535) }),
   setting({
     key: 'databaseUrl', env: 'SVC_DATABASE_URL', defaultText: 'sqlite:./data/svc.db',
-    doc: '`sqlite:<path>` (embedded) or `postgres://…` (several processes share it)', parse: databaseUrl, fallback: () => 'sqlite:./data/svc.db',
+    doc: '`sqlite:<path>` (embedded) or `postgres://…` (several processes share it)', parse: databaseUrl,
   }),
   setting({
     key: 'sqliteSynchronous', env: 'SVC_SQLITE_SYNCHRONOUS', defaultText: 'FULL',
     doc: 'SQLite durability; NORMAL is faster and may lose the last commits on power loss (never on a process crash)',
-    parse: oneOf<'FULL' | 'NORMAL'>('FULL', 'NORMAL'), fallback: () => 'FULL' as const,
+    parse: oneOf<'FULL' | 'NORMAL'>('FULL', 'NORMAL'),
   }),
   setting({
     key: 'publicUrl', env: 'SVC_PUBLIC_URL', defaultText: 'http://<host>:<port>',
     doc: "the service's own origin, for links and the Origin check", parse: publicUrl,
     fallback: (c) => `http://${c.host?.includes(':') ? `[${c.host}]` : c.host}:${c.port}`,
   }),
-  setting({ key: 'logLevel', env: 'SVC_LOG_LEVEL', defaultText: 'info', doc: 'debug, info, warn, error; JSON lines on stdout', parse: oneOf<LogLevel>('debug', 'info', 'warn', 'error'), fallback: () => 'info' as const }),
+  setting({ key: 'logLevel', env: 'SVC_LOG_LEVEL', defaultText: 'info', doc: 'debug, info, warn, error; JSON lines on stdout', parse: oneOf<LogLevel>('debug', 'info', 'warn', 'error') }),
   setting({ key: 'adminEmail', env: 'SVC_ADMIN_EMAIL', defaultText: 'unset', doc: 'with SVC_ADMIN_PASSWORD: the first admin, created at start when none exists', parse: optionalText, fallback: () => null }),
   setting({ key: 'adminPassword', env: 'SVC_ADMIN_PASSWORD', defaultText: 'unset', doc: 'see SVC_ADMIN_EMAIL', parse: optionalText, fallback: () => null }),
   setting({
     key: 'secretKey', env: 'SVC_SECRET_KEY', defaultText: 'key file beside the SQLite database',
     doc: '64 hex characters; encrypts webhook signing secrets at rest; required with PostgreSQL', parse: secretKey, fallback: () => null,
   }),
-  setting({ key: 'sessionIdleMinutes', env: 'SVC_SESSION_IDLE_MINUTES', defaultText: '30', doc: 'admin session idle expiry', parse: integer(1, 10_080), fallback: () => 30 }),
-  setting({ key: 'sessionMaxHours', env: 'SVC_SESSION_MAX_HOURS', defaultText: '12', doc: 'admin session absolute expiry', parse: integer(1, 720), fallback: () => 12 }),
-  setting({ key: 'loginMaxFailures', env: 'SVC_LOGIN_MAX_FAILURES', defaultText: '10', doc: 'failed logins per email and per client address within 15 minutes before rate_limited', parse: integer(1, 1_000_000), fallback: () => 10 }),
-  setting({ key: 'bodyMaxBytes', env: 'SVC_BODY_MAX_BYTES', defaultText: '1048576', doc: 'largest request body', parse: integer(1024, 100 * 1024 * 1024), fallback: () => 1_048_576 }),
-  setting({ key: 'jsonMaxDepth', env: 'SVC_JSON_MAX_DEPTH', defaultText: '32', doc: 'deepest nesting of a JSON request body', parse: integer(2, 1000), fallback: () => 32 }),
+  setting({ key: 'sessionIdleMinutes', env: 'SVC_SESSION_IDLE_MINUTES', defaultText: '30', doc: 'admin session idle expiry', parse: integer(1, 10_080) }),
+  setting({ key: 'sessionMaxHours', env: 'SVC_SESSION_MAX_HOURS', defaultText: '12', doc: 'admin session absolute expiry', parse: integer(1, 720) }),
+  setting({ key: 'loginMaxFailures', env: 'SVC_LOGIN_MAX_FAILURES', defaultText: '10', doc: 'failed logins per email and per client address within 15 minutes before rate_limited', parse: integer(1, 1_000_000) }),
+  setting({ key: 'bodyMaxBytes', env: 'SVC_BODY_MAX_BYTES', defaultText: '1048576', doc: 'largest request body', parse: integer(1024, 100 * 1024 * 1024) }),
+  setting({ key: 'jsonMaxDepth', env: 'SVC_JSON_MAX_DEPTH', defaultText: '32', doc: 'deepest nesting of a JSON request body', parse: integer(2, 1000) }),
   setting({
     key: 'webhookRetrySchedule', env: 'SVC_WEBHOOK_RETRY_SCHEDULE', defaultText: '0s,5s,5m,30m,2h,5h,10h,10h',
     doc: 'delay before each attempt; its length is the maximum number of attempts', parse: parseDurationList,
-    fallback: () => parseDurationList('0s,5s,5m,30m,2h,5h,10h,10h'),
   }),
-  setting({ key: 'webhookTimeoutMs', env: 'SVC_WEBHOOK_TIMEOUT_MS', defaultText: '15000', doc: 'one attempt: connect to response status', parse: integer(100, 300_000), fallback: () => 15_000 }),
-  setting({ key: 'webhookLeaseSeconds', env: 'SVC_WEBHOOK_LEASE_SECONDS', defaultText: '60', doc: 'how long a claimed job stays claimed before another worker may take it', parse: integer(1, 86_400), fallback: () => 60 }),
-  setting({ key: 'webhookConcurrency', env: 'SVC_WEBHOOK_CONCURRENCY', defaultText: '64', doc: 'attempts in flight per process', parse: integer(1, 10_000), fallback: () => 64 }),
-  setting({ key: 'webhookTargetConcurrency', env: 'SVC_WEBHOOK_TARGET_CONCURRENCY', defaultText: '8', doc: 'attempts in flight per target per process', parse: integer(1, 10_000), fallback: () => 8 }),
-  setting({ key: 'webhookPollMs', env: 'SVC_WEBHOOK_POLL_MS', defaultText: '1000', doc: 'fallback poll when no wake-up arrives', parse: integer(10, 3_600_000), fallback: () => 1000 }),
+  setting({ key: 'webhookTimeoutMs', env: 'SVC_WEBHOOK_TIMEOUT_MS', defaultText: '15000', doc: 'one attempt: connect to response status', parse: integer(100, 300_000) }),
+  setting({ key: 'webhookLeaseSeconds', env: 'SVC_WEBHOOK_LEASE_SECONDS', defaultText: '60', doc: 'how long a claimed job stays claimed before another worker may take it', parse: integer(1, 86_400) }),
+  setting({ key: 'webhookConcurrency', env: 'SVC_WEBHOOK_CONCURRENCY', defaultText: '64', doc: 'attempts in flight per process', parse: integer(1, 10_000) }),
+  setting({ key: 'webhookTargetConcurrency', env: 'SVC_WEBHOOK_TARGET_CONCURRENCY', defaultText: '8', doc: 'attempts in flight per target per process', parse: integer(1, 10_000) }),
+  setting({ key: 'webhookPollMs', env: 'SVC_WEBHOOK_POLL_MS', defaultText: '1000', doc: 'fallback poll when no wake-up arrives', parse: integer(10, 3_600_000) }),
   setting({ key: 'webhookAllowCidrs', env: 'SVC_WEBHOOK_ALLOW_CIDRS', defaultText: 'empty', doc: 'destinations that would otherwise be refused as private, e.g. 127.0.0.0/8,::1/128', parse: parseCidrList, fallback: () => [] }),
   setting({ key: 'webhookCaFile', env: 'SVC_WEBHOOK_CA_FILE', defaultText: 'unset', doc: 'PEM file of extra certificate authorities trusted for deliveries', parse: optionalText, fallback: () => null }),
-  setting({ key: 'dnsTimeoutMs', env: 'SVC_DNS_TIMEOUT_MS', defaultText: '5000', doc: 'name resolution for one delivery (hosts file, then DNS); it holds no thread meanwhile', parse: integer(100, 60_000), fallback: () => 5000 }),
+  setting({ key: 'dnsTimeoutMs', env: 'SVC_DNS_TIMEOUT_MS', defaultText: '5000', doc: 'name resolution for one delivery (hosts file, then DNS); it holds no thread meanwhile', parse: integer(100, 60_000) }),
   setting({
     key: 'corsOrigins', env: 'SVC_CORS_ORIGINS', defaultText: 'none',
     doc: 'comma-separated origins allowed to call /api/v1 from a browser (preflight answered, credentials never allowed); the admin API never answers CORS',
@@ -265,8 +267,8 @@ export const SETTINGS: readonly Setting[] = [
   }),
   setting({
     key: 'requestTimeoutMs', env: 'SVC_REQUEST_TIMEOUT_MS', defaultText: '30000',
-    doc: 'a request whose headers and body have not arrived by then is answered 408 request_timeout and closed',
-    parse: integer(100, 3_600_000), fallback: () => 30_000,
+    doc: 'a request whose headers and body have not arrived by then is answered 408 request_timeout and closed; a request held by a database outage answers 503 unavailable within it (PostgreSQL connects give up at half of it, at most 10 s)',
+    parse: integer(100, 3_600_000),
   }),
   setting({
     key: 'trustProxy', env: 'SVC_TRUST_PROXY', defaultText: 'off',
@@ -281,59 +283,59 @@ export const SETTINGS: readonly Setting[] = [
   setting({
     key: 'listMaxBytes', env: 'SVC_LIST_MAX_BYTES', defaultText: '4194304',
     doc: 'a list page stops before its JSON would exceed this many bytes (it always holds at least one item)',
-    parse: integer(1024, 1024 * 1024 * 1024), fallback: () => 4_194_304,
+    parse: integer(1024, 1024 * 1024 * 1024),
   }),
   setting({
     key: 'streamsPerToken', env: 'SVC_STREAMS_PER_TOKEN', defaultText: '10',
     doc: 'event streams (GET /api/v1/events/stream) one token, or one admin session, may hold open in one process; beyond, rate_limited',
-    parse: integer(1, 100_000), fallback: () => 10,
+    parse: integer(1, 100_000),
   }),
   setting({
     key: 'batchMaxOperations', env: 'SVC_BATCH_MAX_OPERATIONS', defaultText: '100',
-    doc: 'most operations in one `POST /api/v1/batch` (all of them one transaction)', parse: integer(1, 10_000), fallback: () => 100,
+    doc: 'most operations in one `POST /api/v1/batch` (all of them one transaction)', parse: integer(1, 10_000),
   }),
   setting({
     key: 'webhookDisableAfterMs', env: 'SVC_WEBHOOK_DISABLE_AFTER', defaultText: '5d',
     doc: 'a target with no successful attempt for this long (from its first failed attempt after its last success) is disabled (`failing`), given SVC_WEBHOOK_DISABLE_MIN_FAILURES',
-    parse: duration(365 * UNIT_MS.d!), fallback: () => 5 * UNIT_MS.d!,
+    parse: duration(365 * UNIT_MS.d!),
   }),
   setting({
     key: 'webhookDisableMinFailures', env: 'SVC_WEBHOOK_DISABLE_MIN_FAILURES', defaultText: '10',
     doc: 'failed attempts (in that time) a target needs before it is disabled as failing; a 410 Gone answer disables it at once',
-    parse: integer(1, 1_000_000), fallback: () => 10,
+    parse: integer(1, 1_000_000),
   }),
   setting({
     key: 'retentionDeliveredDays', env: 'SVC_RETENTION_DELIVERED_DAYS', defaultText: '30',
-    doc: 'delivered jobs and their attempts are pruned this many days after delivery (decimals allowed)', parse: days, fallback: () => 30,
+    doc: 'delivered jobs and their attempts are pruned this many days after delivery (decimals allowed)', parse: days,
   }),
   setting({
     key: 'retentionDeadDays', env: 'SVC_RETENTION_DEAD_DAYS', defaultText: '90',
-    doc: 'dead jobs and their attempts are pruned this many days after they died (decimals allowed)', parse: days, fallback: () => 90,
+    doc: 'dead jobs and their attempts are pruned this many days after they died (decimals allowed)', parse: days,
   }),
   setting({
     key: 'retentionEventsDays', env: 'SVC_RETENTION_EVENTS_DAYS', defaultText: '30',
     doc: 'events no unfinished or dead job needs are pruned this many days after they occurred (decimals allowed); older feed cursors get 410 cursor_expired',
-    parse: days, fallback: () => 30,
+    parse: days,
   }),
   setting({
     key: 'queryTimeoutMs', env: 'SVC_QUERY_TIMEOUT_MS', defaultText: '10000',
     doc: 'a records list or count (filter, sort, count) running longer than this is stopped: 503 query_timeout (SQLite: its reader thread is ended and replaced)',
-    parse: integer(1, 600_000), fallback: () => 10_000,
+    parse: integer(1, 600_000),
   }),
   setting({
     key: 'streamBufferBytes', env: 'SVC_STREAM_BUFFER_BYTES', defaultText: '8388608',
     doc: 'an event stream whose client leaves more than this many bytes unread is closed (it resumes with Last-Event-ID); one event larger than this is still sent whole',
-    parse: integer(65_536, 1024 * 1024 * 1024), fallback: () => 8_388_608,
+    parse: integer(65_536, 1024 * 1024 * 1024),
   }),
   setting({
     key: 'longPollsPerToken', env: 'SVC_LONG_POLLS_PER_TOKEN', defaultText: '10',
     doc: 'long-polls (GET /api/v1/events?wait=) one token, or one admin session, may hold waiting in one process; beyond, rate_limited',
-    parse: integer(1, 100_000), fallback: () => 10,
+    parse: integer(1, 100_000),
   }),
   setting({
     key: 'sqliteReaders', env: 'SVC_SQLITE_READERS', defaultText: '2',
     doc: 'SQLite: threads that run records lists and counts off the event loop, each with its own read-only connection (WAL); 0 runs them on the main thread, with no query timeout',
-    parse: integer(0, 64), fallback: () => 2,
+    parse: integer(0, 64),
   }),
   setting({
     key: 'brokers', env: 'SVC_BROKERS', defaultText: 'none',

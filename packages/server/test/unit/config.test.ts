@@ -102,9 +102,26 @@ describe('configuration', () => {
     expect(loadConfig({ SVC_PUBLIC_URL: 'https://svc.example.com/some/path' }).publicUrl).toBe('https://svc.example.com');
   });
 
-  it('every setting is documented in the README configuration table', async () => {
+  it('every setting has its row in the README configuration table: name, default and meaning as the schema has them', async () => {
     const { readFile } = await import('node:fs/promises');
     const readme = await readFile(new URL('../../../../README.md', import.meta.url), 'utf8');
-    for (const s of SETTINGS) expect(readme, s.env).toContain(`\`${s.env}\``);
+    for (const s of SETTINGS) expect(readme, s.env).toContain(`| \`${s.env}\` | \`${s.defaultText}\` | ${s.doc} |`);
+  });
+
+  it('a default is written once: the documented text is parsed, unless it names no value (unset, none, derived)', () => {
+    for (const s of SETTINGS) {
+      let parsed: { value: unknown } | null = null;
+      try {
+        parsed = { value: s.parse(s.defaultText) };
+      } catch {
+        parsed = null;
+      }
+      if (s.fallback === undefined) expect(parsed, `${s.env}: its default text must parse`).not.toBeNull();
+      // A fallback is only for a default the text cannot say; one that repeats the text's value is a second copy.
+      else if (parsed !== null) expect(s.fallback({ host: '127.0.0.1', port: 8080 }), s.env).not.toEqual(parsed.value);
+    }
+    // And the value used is the documented one.
+    const defaults = loadConfig({});
+    for (const s of SETTINGS.filter((x) => x.fallback === undefined)) expect(defaults[s.key], s.env).toEqual(s.parse(s.defaultText));
   });
 });
