@@ -7,7 +7,8 @@
  * errors.ts (the catalogue) imports nothing, so it sits at the bottom beside lib. context.ts is the type-only hub
  * every domain module receives: it names config, db and lib types, so it sits just above db and below the domains;
  * a domain type it needs belongs below it. records may use webhooks (a write enqueues its jobs); webhooks never uses
- * records; auth uses neither; events (the feed's reads) uses none of them. Type-only imports count: the rules are about the design, not the emitted code.
+ * records; auth uses neither; events (the feed: its writes, reads and streams) uses none of them, and webhooks reaches
+ * into it only to write an event with its jobs. Type-only imports count: the rules are about the design, not the emitted code.
  * Paths are relative to the repository root, where the check runs.
  */
 const S = '^packages/server/src/';
@@ -68,8 +69,24 @@ module.exports = {
     },
     onlyBelow('auth-imports-only-lower-layers', 'auth may use lib, config, db and the context.', within('auth/'), within(...UP_TO_CONTEXT, 'auth/', 'records/', 'webhooks/')),
     onlyBelow('records-imports-only-lower-layers', 'records may use lib, config, db, the context and webhooks.', within('records/'), within(...UP_TO_CONTEXT, 'records/', 'webhooks/')),
-    onlyBelow('events-imports-only-lower-layers', 'events reads the feed: lib, config, db and the context.', within('events/'), within(...UP_TO_CONTEXT, 'events/')),
-    onlyBelow('webhooks-imports-only-lower-layers', 'webhooks may use lib, config, db and the context.', within('webhooks/'), within(...UP_TO_CONTEXT, 'webhooks/', 'records/')),
+    onlyBelow('events-imports-only-lower-layers', 'events holds the feed: lib, config, db and the context.', within('events/'), within(...UP_TO_CONTEXT, 'events/')),
+    onlyBelow('webhooks-imports-only-lower-layers', 'webhooks may use lib, config, db and the context.', within('webhooks/'), within(...UP_TO_CONTEXT, 'webhooks/', 'records/', 'events/')),
+    {
+      name: 'webhooks-reaches-events-only-to-write',
+      comment:
+        'The events table is written in one place, events/event-write.ts, which enqueue calls in the record write\'s transaction; the feed\'s reads and streams are no business of the delivery engine.',
+      severity: 'error',
+      from: { path: within('webhooks/') },
+      to: { path: within('events/'), pathNot: within('events/event-write\\.ts$') },
+    },
+    {
+      name: 'sse-written-only-in-events',
+      comment:
+        'Every byte of an event stream is made in events/sse-frames.ts and written by events/stream-connection.ts; routes hand the fan-out a response and never write a frame themselves.',
+      severity: 'error',
+      from: { path: S, pathNot: within('events/') },
+      to: { path: within('events/sse-frames\\.ts$', 'events/stream-connection\\.ts$') },
+    },
     {
       name: 'http-imported-only-from-the-top',
       comment: 'Routes and plugins are assembled by app.ts; nothing below them reaches up into HTTP.',

@@ -42,14 +42,6 @@ export function envelopeBytes(job: EnvelopeParts, payloadJson: Buffer | string):
 const envelopeHead = (job: EnvelopeParts): string =>
   `{"version":"1","id":${JSON.stringify(job.id)},"topic":${JSON.stringify(job.topic)},"collection":${JSON.stringify(job.collection)},"recordId":${JSON.stringify(job.record_id)},"payload":`;
 
-/**
- * A feed event's JSON up to its payload (SPEC §7: `{"id","topic","collection","recordId","occurredAt","payload"}`),
- * stored with the event (migration 012) so that a feed page is each row's prefix, payload and `}`, nothing to quote
- * or format per row. `occurredAt` is the event's time in ISO 8601 with milliseconds, UTC, as Date#toISOString.
- */
-export const feedEventPrefix = (e: { id: string; topic: string; collection: string; recordId: string; createdAt: number }): string =>
-  `{"id":${JSON.stringify(e.id)},"topic":${JSON.stringify(e.topic)},"collection":${JSON.stringify(e.collection)},"recordId":${JSON.stringify(e.recordId)},"occurredAt":"${new Date(e.createdAt).toISOString()}","payload":`;
-
 /** The envelope of a new delivery of `e`. */
 export const envelopeBody = (deliveryId: string, e: EventInput): string =>
   envelopeOf({ id: deliveryId, topic: e.topic, collection: e.collection, record_id: e.recordId }, JSON.stringify(e.payload));

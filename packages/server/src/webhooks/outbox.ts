@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/connect.js';
 import type { Tables } from '../db/tables.js';
+import { storeEventTrace } from '../events/event-write.js';
 import type { EventInput } from './envelope.js';
 import { enqueue, enqueueMany, type Enqueued, type JobHandoff } from './queue/enqueue.js';
 import { subscribedTargets, type TargetRow } from './targets-store.js';
@@ -37,19 +38,13 @@ export interface WriteTracer {
 }
 
 /**
- * The write span's context stored with the events just written (SPEC §15, migration 019), and given to the jobs
- * handed to this process's worker, which are never claimed (the claim reads it with the event's payload). A statement
- * of its own, after the inserts, so that enqueue.ts's insert stays one text whether a write is traced or not; it costs
- * one update by primary key per traced transaction and nothing when tracing is off.
+ * The write span's context stored with the events just written (events/event-write.ts), and given to the jobs handed
+ * to this process's worker, which are never claimed (the claim reads it with the event's payload).
  */
 async function storeTrace(trx: Kysely<Tables>, tracer: WriteTracer | null, enqueued: readonly Enqueued[]): Promise<void> {
   const trace = tracer?.current() ?? null;
   if (trace === null || enqueued.length === 0) return;
-  await trx
-    .updateTable('events')
-    .set({ traceparent: trace.traceparent, tracestate: trace.tracestate })
-    .where('id', 'in', enqueued.map((e) => e.eventId))
-    .execute();
+  await storeEventTrace(trx, enqueued.map((e) => e.eventId), trace);
   for (const e of enqueued) for (const h of e.handedOver) h.job = { ...h.job, traceparent: trace.traceparent, tracestate: trace.tracestate };
 }
 

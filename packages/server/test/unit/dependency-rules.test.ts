@@ -70,4 +70,27 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
       ]);
     });
   });
+
+  describe('on a fixture that breaks the feed\'s homes', () => {
+    const fixture = mkdtempSync(join(tmpdir(), 'svc-depcruise-'));
+    afterAll(() => rmSync(fixture, { recursive: true, force: true }));
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(fixture, path)), { recursive: true });
+      writeFileSync(join(fixture, path), text);
+    };
+
+    it('reports the delivery engine reading the feed, and a route writing a stream frame', async () => {
+      write(`${SERVER}events/event-write.ts`, 'export const writeEvents = 1;\n');
+      write(`${SERVER}events/feed-store.ts`, 'export const readFeed = 1;\n');
+      write(`${SERVER}events/sse-frames.ts`, 'export const PING_FRAME = 1;\n');
+      write(`${SERVER}webhooks/queue/enqueue.ts`, "import { writeEvents } from '../../events/event-write.js';\nimport { readFeed } from '../../events/feed-store.js';\nexport const e = writeEvents + readFeed;\n");
+      write(`${SERVER}http/routes/events.ts`, "import { PING_FRAME } from '../../events/sse-frames.js';\nexport const p = PING_FRAME;\n");
+
+      const found = listed(await violationsIn(fixture, ['packages/server/src']));
+      expect(found).toEqual([
+        'sse-written-only-in-events: http/routes/events.ts → events/sse-frames.ts',
+        'webhooks-reaches-events-only-to-write: webhooks/queue/enqueue.ts → events/feed-store.ts',
+      ]);
+    });
+  });
 });

@@ -2,8 +2,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { insertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
+import { newEvent, writeEvents, type NewEvent } from '../../events/event-write.js';
 import { newId, newIdAfter } from '../../lib/ids.js';
-import { envelopeBytes, feedEventPrefix, type EventInput } from '../envelope.js';
+import { envelopeBytes, type EventInput } from '../envelope.js';
 import { isRecordEvent, wantsEvent } from '../subscription-match.js';
 import { findTargets, subscribedTargets, type TargetRow } from '../targets-store.js';
 import type { HeldJob } from './job.js';
@@ -81,7 +82,6 @@ export async function enqueue(trx: Kysely<Tables>, caps: DialectCapabilities, ev
   return (await enqueueMany(trx, caps, [event], opts))[0]!;
 }
 
-const EVENT_COLUMNS = ['id', 'topic', 'collection', 'record_id', 'payload', 'created_at', 'json_prefix'] as const;
 const JOB_COLUMNS = [
   'id', 'webhook_id', 'event_id', 'topic', 'collection', 'record_id', 'state', 'attempt_count', 'round_start', 'next_attempt_at',
   'lease_id', 'lease_expires_at', 'last_error_code', 'last_error_message', 'created_at', 'updated_at', 'ordered',
@@ -95,23 +95,17 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
   const { now, onlyTargetId } = opts;
   const subscribed = opts.subscribed ?? ((topic: EventInput['topic']) => subscribedTargets(trx, topic));
   const all: Enqueued[] = [];
-  const feed: Array<unknown[]> = [];
-  const other: Array<unknown[]> = [];
+  const written: NewEvent[] = [];
   const jobs: JobPlan = { rows: [], planned: new Set() };
   for (const event of events) {
     const found = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribed(event.topic)).filter((t) => wantsEvent(t, event));
     // An operational event is never sent to the target it is about (SPEC §10).
     const targets = opts.exceptTargetId === undefined ? found : found.filter((t) => t.id !== opts.exceptTargetId);
-    const eventId = newId('evt', now);
-    // Record changes are feed events, and their payload names the event (SPEC §7); a webhook.test is neither.
-    const inFeed = event.topic !== 'webhook.test';
-    const payload = JSON.stringify(inFeed ? { ...event.payload, eventId } : event.payload);
-    const prefix = inFeed ? feedEventPrefix({ id: eventId, topic: event.topic, collection: event.collection, recordId: event.recordId, createdAt: now }) : null;
-    (inFeed ? feed : other).push([eventId, event.topic, event.collection, event.recordId, payload, now, prefix]);
-    all.push(await planJobs(trx, caps, { ...event, eventId, inFeed, payloadJson: payload }, targets, opts, jobs));
+    const e = newEvent(event, now);
+    written.push(e);
+    all.push(await planJobs(trx, caps, { ...event, eventId: e.id, inFeed: e.inFeed, payloadJson: e.payloadJson }, targets, opts, jobs));
   }
-  await insertFeedEvents(trx, caps, feed);
-  await insertRows(trx, { name: 'events-insert-unfed', table: 'events', columns: [...EVENT_COLUMNS, 'tx', 'position'] }, other.map((row) => [...row, null, null]));
+  await writeEvents(trx, caps, written);
   await insertRows(trx, { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, jobs.rows);
   return all;
 }
@@ -153,17 +147,4 @@ async function planJobs(
     plan.rows.push([id, target.id, eventId, event.topic, event.collection, event.recordId, state, 0, 0, now, lease?.lease ?? null, lease?.expiresAt ?? null, null, null, now, now, ordered ? 1 : 0]);
   }
   return enqueued;
-}
-
-/** The feed's events, each at the next position (`tx`, `position`), woken readers in every process at commit. */
-async function insertFeedEvents(trx: Kysely<Tables>, caps: DialectCapabilities, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
-  if (rows.length === 0) return;
-  const at = await caps.eventPositions(trx, rows.length);
-  const wrap = caps.withFeedNotice;
-  if ('values' in at) {
-    const spec = { name: 'events-insert-feed-values', table: 'events', columns: [...EVENT_COLUMNS, 'tx', 'position'], wrap } as const;
-    await insertRows(trx, spec, rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]));
-  } else {
-    await insertRows(trx, { name: 'events-insert-feed-expressions', table: 'events', columns: EVENT_COLUMNS, fixed: at.expressions, wrap }, rows);
-  }
 }

@@ -1,0 +1,87 @@
+import type { Kysely } from 'kysely';
+import { insertRows } from '../db/compiled.js';
+import type { DialectCapabilities } from '../db/dialects/types.js';
+import type { Tables } from '../db/tables.js';
+import { newId } from '../lib/ids.js';
+
+/**
+ * The events table's writes: an event is written inside its record write's transaction, by the delivery engine's
+ * enqueue (webhooks/queue/enqueue.ts) beside its jobs, and its trace context after it (webhooks/outbox.ts). What the
+ * feed reads back (feed-store.ts) is decided here: which events are in the feed, at which position, with which JSON.
+ */
+
+/** An event about to be written. */
+export interface NewEvent {
+  id: string;
+  topic: string;
+  collection: string;
+  recordId: string;
+  /** The payload as stored JSON text: what every delivery of the event and the feed carry, byte for byte. */
+  payloadJson: string;
+  createdAt: number;
+  /** In the feed (at the next position, SPEC §7), or not: a `webhook.test` event is for its one target only. */
+  inFeed: boolean;
+}
+
+/**
+ * A new event with its id. Record changes are feed events, and their payload names the event (SPEC §7); a
+ * webhook.test is neither.
+ */
+export function newEvent(e: { topic: string; collection: string; recordId: string; payload: Record<string, unknown> }, now: number): NewEvent {
+  const id = newId('evt', now);
+  const inFeed = e.topic !== 'webhook.test';
+  const payloadJson = JSON.stringify(inFeed ? { ...e.payload, eventId: id } : e.payload);
+  return { id, topic: e.topic, collection: e.collection, recordId: e.recordId, payloadJson, createdAt: now, inFeed };
+}
+
+/**
+ * A feed event's JSON up to its payload (SPEC §7: `{"id","topic","collection","recordId","occurredAt","payload"}`),
+ * stored with the event (migration 012) so that a feed page is each row's prefix, payload and `}`, nothing to quote
+ * or format per row. `occurredAt` is the event's time in ISO 8601 with milliseconds, UTC, as Date#toISOString.
+ */
+export const feedEventPrefix = (e: { id: string; topic: string; collection: string; recordId: string; createdAt: number }): string =>
+  `{"id":${JSON.stringify(e.id)},"topic":${JSON.stringify(e.topic)},"collection":${JSON.stringify(e.collection)},"recordId":${JSON.stringify(e.recordId)},"occurredAt":"${new Date(e.createdAt).toISOString()}","payload":`;
+
+const EVENT_COLUMNS = ['id', 'topic', 'collection', 'record_id', 'payload', 'created_at', 'json_prefix'] as const;
+
+/**
+ * Writes the events in the caller's transaction, in order, one insert for the feed's and one for the others: feed
+ * events each at the next position (`tx`, `position`), waking feed readers in every process at commit.
+ */
+export async function writeEvents(trx: Kysely<Tables>, caps: DialectCapabilities, events: readonly NewEvent[]): Promise<void> {
+  const feed: Array<unknown[]> = [];
+  const other: Array<unknown[]> = [];
+  for (const e of events) {
+    const prefix = e.inFeed ? feedEventPrefix(e) : null;
+    (e.inFeed ? feed : other).push([e.id, e.topic, e.collection, e.recordId, e.payloadJson, e.createdAt, prefix]);
+  }
+  await insertFeedEvents(trx, caps, feed);
+  await insertRows(trx, { name: 'events-insert-unfed', table: 'events', columns: [...EVENT_COLUMNS, 'tx', 'position'] }, other.map((row) => [...row, null, null]));
+}
+
+/** The feed's events, each at the next position (`tx`, `position`), woken readers in every process at commit. */
+async function insertFeedEvents(trx: Kysely<Tables>, caps: DialectCapabilities, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+  if (rows.length === 0) return;
+  const at = await caps.eventPositions(trx, rows.length);
+  const wrap = caps.withFeedNotice;
+  if ('values' in at) {
+    const spec = { name: 'events-insert-feed-values', table: 'events', columns: [...EVENT_COLUMNS, 'tx', 'position'], wrap } as const;
+    await insertRows(trx, spec, rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]));
+  } else {
+    await insertRows(trx, { name: 'events-insert-feed-expressions', table: 'events', columns: EVENT_COLUMNS, fixed: at.expressions, wrap }, rows);
+  }
+}
+
+/**
+ * The write span's context stored with the events just written (SPEC §15, migration 019). A statement of its own,
+ * after the inserts, so that the insert stays one text whether a write is traced or not; it costs one update by
+ * primary key per traced transaction and nothing when tracing is off.
+ */
+export async function storeEventTrace(
+  trx: Kysely<Tables>,
+  eventIds: readonly string[],
+  trace: { readonly traceparent: string; readonly tracestate: string | null },
+): Promise<void> {
+  if (eventIds.length === 0) return;
+  await trx.updateTable('events').set({ traceparent: trace.traceparent, tracestate: trace.tracestate }).where('id', 'in', eventIds).execute();
+}
