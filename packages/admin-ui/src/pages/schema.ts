@@ -6,6 +6,7 @@
 import { api, discovery } from '../api.js';
 import { h, replace, time } from '../dom.js';
 import { href, type PageContext } from '../router.js';
+import { copyToClipboard } from '../ui/clipboard.js';
 import { errorBanner } from '../ui/feedback.js';
 import { select } from '../ui/form.js';
 import { recordOperations, type OpenApi, type RecordOperation } from '../ui/record-curl.js';
@@ -73,7 +74,7 @@ function operation(op: RecordOperation): HTMLElement {
   const copy = h('button', { type: 'button', class: 'btn btn-small', testid: `copy-curl-${op.id}`, 'aria-controls': curlId }, 'Copy curl');
   const pre = h('pre', { class: 'json curl', id: curlId, testid: `curl-${op.id}`, tabindex: '0' }, op.curl);
   copy.addEventListener('click', async () => {
-    status.textContent = (await copyText(op.curl, pre)) ? 'Copied' : 'Select the command and copy it by hand';
+    status.textContent = (await copyToClipboard(op.curl, pre)) ? 'Copied' : 'Select the command and copy it by hand';
   });
   return h('li', { class: 'operation', testid: 'schema-operation', 'data-operation': op.id },
     h('div', { class: 'operation-head' },
@@ -82,23 +83,4 @@ function operation(op: RecordOperation): HTMLElement {
     op.summary ? h('p', { class: 'operation-summary' }, op.summary) : null,
     pre,
     h('div', { class: 'operation-copy' }, copy, status));
-}
-
-async function copyText(text: string, pre: HTMLElement): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // No clipboard permission (plain http): select the command so the admin can copy it.
-    const range = document.createRange();
-    range.selectNodeContents(pre);
-    const selection = window.getSelection();
-    selection?.removeAllRanges();
-    selection?.addRange(range);
-    try {
-      return document.execCommand('copy');
-    } catch {
-      return false;
-    }
-  }
 }

@@ -6,6 +6,7 @@
  * the width (phones' cards) nothing is cut.
  */
 import { h } from '../dom.js';
+import { copyToClipboard } from './clipboard.js';
 
 interface CopyIdOptions {
   /** What the value is, for the button's accessible name: "Copy delivery id del_…". */
@@ -33,7 +34,7 @@ export function copyId(value: string, opts: CopyIdOptions): HTMLElement {
   button.addEventListener('click', async (event) => {
     // Inside a clickable row the copy is all the click means.
     event.stopPropagation();
-    const done = await writeClipboard(value, text);
+    const done = await copyToClipboard(value, text);
     // The visible word stays inside the accessible name (WCAG 2.5.3), so both change together.
     const word = done ? 'Copied' : 'Select';
     button.textContent = word;
@@ -47,19 +48,4 @@ export function copyId(value: string, opts: CopyIdOptions): HTMLElement {
     }, 1500);
   });
   return h('span', { class: 'id-copy', 'data-value': value }, text, button, status);
-}
-
-async function writeClipboard(value: string, shown: HTMLElement): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(value);
-    return true;
-  } catch {
-    // No clipboard permission (plain http, a locked-down browser): select the id so a keyboard copy takes it.
-    const range = document.createRange();
-    range.selectNodeContents(shown);
-    const selection = window.getSelection();
-    selection?.removeAllRanges();
-    selection?.addRange(range);
-    return false;
-  }
 }

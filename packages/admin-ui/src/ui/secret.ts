@@ -3,8 +3,9 @@
  * copy button and a warning; and the copyable value alone, for a public key that every answer shows.
  */
 import { h } from '../dom.js';
+import { copyToClipboard } from './clipboard.js';
 
-interface SecretOptions {
+export interface SecretOptions {
   title: string;
   value: string;
   /** data-testid of the value itself, e.g. "webhook-secret" or "token-value". */
@@ -47,26 +48,10 @@ export function copyableValue(opts: CopyableOptions): { row: HTMLElement; status
     'aria-controls': opts.id,
     on: {
       click: async () => {
-        status.textContent = (await copyText(output)) ? 'Copied' : 'Select the value and copy it by hand';
+        status.textContent = (await copyToClipboard(output.value, output)) ? 'Copied' : 'Select the value and copy it by hand';
       },
     },
   }, 'Copy');
   output.addEventListener('focus', () => output.select());
   return { row: h('div', { class: 'secret-row' }, output, copy), status };
-}
-
-async function copyText(input: HTMLInputElement): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(input.value);
-    return true;
-  } catch {
-    // No clipboard permission (plain http, a locked-down browser): fall back to the selection.
-    input.focus();
-    input.select();
-    try {
-      return document.execCommand('copy');
-    } catch {
-      return false;
-    }
-  }
 }
