@@ -2,7 +2,7 @@
  * The only way the UI talks to svc: the admin HTTP API under /admin/v1, with the session cookie
  * (sent by the browser, HttpOnly, Path=/admin) and the CSRF token of that session in X-Svc-CSRF.
  */
-import type { Problem } from './types.js';
+import type { Problem, SessionInfo } from './types.js';
 
 const BASE = '/admin/v1';
 
@@ -51,7 +51,7 @@ export async function request<T>(method: string, path: string, options: RequestO
     // Logging in from another tab replaces the session cookie, which makes this tab's CSRF token
     // foreign. Pick up the current session's token once and repeat the call.
     if (!(err instanceof ApiError) || err.code !== 'csrf_failed' || options.anonymous || !session.csrfToken) throw err;
-    const current = await send<{ csrfToken: string; admin: { email: string } }>('GET', '/session', { anonymous: true })
+    const current = await send<SessionInfo>('GET', '/session', { anonymous: true })
       .catch(() => null);
     if (!current || current.csrfToken === session.csrfToken) throw err;
     session.csrfToken = current.csrfToken;

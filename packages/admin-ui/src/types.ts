@@ -1,217 +1,114 @@
-/** Shapes of the admin API (SPEC §2–§4). */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId: string;
-  /** `position`: where an invalid_query fault starts, in code points (docs/queries.md). */
-  errors?: { path: string; message: string; position?: number }[];
-}
+/**
+ * Shapes of the admin API (SPEC §2–§4, §13, §14, §16, §17), never written by hand: each is a name for a schema or an
+ * answer of svc's own admin OpenAPI document, as svc-sdk's generator turns it into TypeScript
+ * (packages/sdk/src/client/admin-openapi.ts, `npm run generate -w packages/sdk`; its drift test fails when the file and
+ * the document differ). The import is types only: the bundle never contains svc-sdk. A route or member that changes
+ * on the server shows here as a type error in `npm test` (test/typecheck.test.ts).
+ *
+ * What is left is the UI's own: labels, the lists a select offers (each checked against the generated union, so a
+ * new value is a type error until it is offered), and the server's bounds that the form mentions.
+ */
+import type { components, paths } from 'svc-sdk/admin';
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
+type Schemas = components['schemas'];
 
-export interface SessionInfo {
-  csrfToken: string;
-  expiresAt: string;
-  admin: { id: string; email: string };
+/** The JSON answer of a successful `method path` (200, 201 or 202). */
+export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'patch' | 'put' | 'delete'> = paths[P][M] extends {
+  responses: infer R;
 }
+  ? R extends { 200: { content: { 'application/json': infer A } } }
+    ? A
+    : R extends { 201: { content: { 'application/json': infer A } } }
+      ? A
+      : R extends { 202: { content: { 'application/json': infer A } } }
+        ? A
+        : never
+  : never;
 
-export const FIELD_TYPES = ['text', 'number', 'integer', 'boolean', 'datetime', 'json'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+/**
+ * RFC 9457 problem details. `code` is the server's catalogue plus the two the UI makes itself: `network_error` (no
+ * answer) and `unknown` (an answer that was not a problem document).
+ */
+export type Problem = Omit<Schemas['Problem'], 'code'> & { code: Schemas['Problem']['code'] | 'network_error' | 'unknown' };
 
-export interface Field {
-  name: string;
-  type: FieldType;
-  required: boolean;
-  /** svc keeps a database index on it for filters and sorts (at most 16 per collection, never json). */
-  indexed?: boolean;
-}
+/** One page of an admin list; `nextCursor` is null on the last page. */
+export type { Page } from 'svc-sdk/admin';
 
-export interface Collection {
-  name: string;
-  fields: Field[];
-  createdAt: string;
-  updatedAt: string;
-  recordCount?: number;
-}
+export type SessionInfo = Schemas['Session'];
 
-export interface RecordItem {
-  id: string;
-  collection: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  data: Record<string, unknown>;
-}
+export type Field = Schemas['Field'];
+export type FieldType = Field['type'];
+export const FIELD_TYPES = ['text', 'number', 'integer', 'boolean', 'datetime', 'json'] as const satisfies readonly FieldType[];
+
+export type Collection = Schemas['Collection'];
+/** GET /admin/v1/api/schema: every collection and its fields. */
+export type ApiSchema = Answer<'/admin/v1/api/schema', 'get'>;
+
+export type RecordItem = Schemas['Record'];
+/** A page of records; `totalCount` when the request asked for it (`count=true`). */
+export type RecordList = Schemas['RecordList'];
 
 /** GET /admin/v1/admins (SPEC §17). */
-export interface AdminUser {
-  id: string;
-  email: string;
-  createdAt: string;
-  lastLoginAt: string | null;
-}
+export type AdminUser = Schemas['AdminAccount'];
 
-export interface ApiToken {
-  id: string;
-  name: string;
-  scopes: string[];
-  collections: string[] | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  token?: string;
-}
+export type ApiToken = Schemas['ApiToken'];
+/** The answer that created an API token: the only one with `token`. */
+export type ApiTokenCreated = Schemas['ApiTokenCreated'];
 
-/** An admin token (SPEC §16): `token` only in the answer that created it. */
-export interface AdminToken {
-  id: string;
-  name: string;
-  scopes: string[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  /** The creating admin's id, or `cli`. */
-  createdBy: string;
-  token?: string;
-}
+/** An admin token (SPEC §16); `createdBy` is the creating admin's id, or `cli`. */
+export type AdminToken = Answer<'/admin/v1/admin-tokens', 'get'>['items'][number];
+/** The answer that created an admin token: the only one with `token`. */
+export type AdminTokenCreated = Answer<'/admin/v1/admin-tokens', 'post'>;
 
-export const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead', 'collection.deleted'] as const;
+export type Topic = Schemas['DeliveryJob']['topic'];
+/** Every topic, for the deliveries and events pages' topic filters. */
+export const TOPICS = [
+  'record.created', 'record.updated', 'record.deleted', 'webhook.test', 'webhook.disabled', 'delivery.dead', 'collection.deleted',
+] as const satisfies readonly Topic[];
 
-/** SPEC §13: which headers sign a delivery, and with what. ed25519 goes with "standard" only. */
-export const SIGNATURE_SCHEMES = ['svc', 'standard', 'both'] as const;
-export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
-export const SIGNATURE_ALGORITHMS = ['hmac-sha256', 'ed25519'] as const;
-export type SignatureAlgorithm = (typeof SIGNATURE_ALGORITHMS)[number];
-/** The server's bounds for SPEC §13's static headers and rate limit. */
+export type Webhook = Schemas['Webhook'];
+/** Create, rotate, and a PATCH that made a new HMAC secret answer the target with its `secret`, that once. */
+export type WebhookWithSecret = Schemas['WebhookWithSecret'];
+export type SignatureScheme = Webhook['signatureScheme'];
+export type SignatureAlgorithm = Webhook['signatureAlgorithm'];
+/** The server's bounds for SPEC §13's static headers and rate limit, which the form mentions. */
 export const HEADERS_MAX = 20;
 export const HEADER_VALUE_MAX_BYTES = 1024;
 export const RATE_PER_SECOND_MAX = 10_000;
 
 /** SPEC §14: where a target's deliveries go. `https` POSTs to `url`; the others publish into a configured broker. */
-export const TARGET_TYPES = ['https', 'nats', 'rabbitmq', 'redis'] as const;
-export type TargetType = (typeof TARGET_TYPES)[number];
+export type TargetType = Webhook['type'];
 export type BrokerKind = Exclude<TargetType, 'https'>;
 export const TARGET_TYPE_LABELS: Readonly<Record<TargetType, string>> = { https: 'HTTPS', nats: 'NATS JetStream', rabbitmq: 'RabbitMQ', redis: 'Redis Streams' };
 /** GET /admin/v1/brokers: what SVC_BROKERS configures, names and kinds only (the URLs hold credentials). */
-export interface Broker {
-  name: string;
-  kind: BrokerKind;
-}
+export type Broker = Answer<'/admin/v1/brokers', 'get'>['items'][number];
+/** GET /admin/v1/webhooks/{id}/stats */
+export type TargetStats = Answer<'/admin/v1/webhooks/{id}/stats', 'get'>;
+/** POST /admin/v1/webhooks/{id}/recover and …/replay: how many jobs were made (and replay's `since`). */
+export type RecoverResult = Answer<'/admin/v1/webhooks/{id}/recover', 'post'>;
+export type ReplayResult = Answer<'/admin/v1/webhooks/{id}/replay', 'post'>;
+/** POST /admin/v1/webhooks/{id}/test */
+export type TestSent = Answer<'/admin/v1/webhooks/{id}/test', 'post'>;
 
-export interface Webhook {
-  id: string;
-  name: string;
-  type: TargetType;
-  /** null for a broker target. */
-  url: string | null;
-  /** A broker target's broker name and address fields (SPEC §14); null where the type has no such field. */
-  broker: string | null;
-  subject: string | null;
-  exchange: string | null;
-  routingKey: string | null;
-  stream: string | null;
-  maxLength: number | null;
-  topics: string[];
-  enabled: boolean;
-  /** SPEC §9: null means all collections / any change / no filter. */
-  collections: string[] | null;
-  filter: string | null;
-  changedFields: string[] | null;
-  ordering: 'none' | 'record';
-  signatureScheme: SignatureScheme;
-  signatureAlgorithm: SignatureAlgorithm;
-  /** An ed25519 target's public key (`whpk_…`), in every answer: it is not secret. Else null. */
-  publicKey: string | null;
-  /** Static headers; every value masked as `…a1b2` (the last four characters): answers never open them. */
-  headers: Record<string, string> | null;
-  rateLimit: { perSecond: number } | null;
-  /** Why it is disabled: an admin (manual), or svc after failures (failing) or a 410 answer (gone). */
-  disabledReason?: 'manual' | 'failing' | 'gone' | null;
-  disabledAt?: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Only in the answer that made it: create, rotate, or a PATCH that changed the algorithm to hmac-sha256. */
-  secret?: string;
-}
-
-export const DELIVERY_STATES = ['pending', 'delivering', 'delivered', 'dead'] as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
-
-export interface DeliveryError {
-  code: string;
-  message: string;
-}
-
-export interface Delivery {
-  id: string;
-  webhookId: string;
-  topic: string;
-  collection: string;
-  recordId: string;
-  state: DeliveryState;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastError: DeliveryError | null;
-  /** SPEC §17: why a pending job is not attempted now (its target is disabled); null otherwise. */
-  heldBy?: 'target_disabled' | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
+export type Delivery = Schemas['DeliveryJob'];
+export type DeliveryState = Delivery['state'];
+export const DELIVERY_STATES = ['pending', 'delivering', 'delivered', 'dead'] as const satisfies readonly DeliveryState[];
+export type DeliveryDetail = Schemas['DeliveryJobDetail'];
+export type Attempt = DeliveryDetail['attempts'][number];
 /** POST /admin/v1/deliveries/retry (SPEC §17). */
-export interface BulkRetryResult {
-  retried: number;
-  skipped: { id: string; reason: string }[];
-}
+export type BulkRetryResult = Schemas['DeliveryRetryResult'];
 
 /** An event of the feed (SPEC §7); GET /admin/v1/events/{id} adds its jobs (SPEC §17). */
-export interface FeedEvent {
-  id: string;
-  topic: string;
-  collection: string;
-  recordId: string;
-  occurredAt: string;
-  payload?: unknown;
-}
-
-export interface EventDetail extends FeedEvent {
-  deliveries: Delivery[];
-}
-
+export type FeedEvent = Schemas['Event'];
+export type EventDetail = Schemas['EventDetail'];
 /** The feed's pages: `nextCursor` is never null (docs/event-feed.md). */
-export interface FeedPage {
-  items: FeedEvent[];
-  nextCursor: string;
-}
+export type FeedPage = Schemas['EventList'];
 
-export interface Attempt {
-  number: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: DeliveryError | null;
-  responseSnippet: string | null;
-  /** The address dialled; null when nothing was. */
-  remoteAddress: string | null;
-  /** Phase durations in ms; null where the phase did not happen. */
-  timings: { dnsMs: number | null; connectMs: number | null; tlsMs: number | null; firstByteMs: number | null };
-}
-
-/** GET /admin/v1/webhooks/{id}/stats */
-export interface TargetStats {
-  attempts: { total: number; succeeded: number; failed: number };
-  successRate: number | null;
-  latencyMs: { p50: number | null; p95: number | null };
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  buckets: Array<{ start: string; succeeded: number; failed: number }>;
-}
-
-export interface DeliveryDetail extends Delivery {
-  envelope: unknown;
-  attempts: Attempt[];
-}
+/** `true` only when `List` holds every member of `Union`: a list above that misses a value fails to compile. */
+type Complete<List extends readonly unknown[], Union> = [Exclude<Union, List[number]>] extends [never] ? true : false;
+type Assert<T extends true> = T;
+export type ListsComplete = [
+  Assert<Complete<typeof FIELD_TYPES, FieldType>>,
+  Assert<Complete<typeof TOPICS, Topic>>,
+  Assert<Complete<typeof DELIVERY_STATES, DeliveryState>>,
+];

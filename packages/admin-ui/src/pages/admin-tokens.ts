@@ -11,7 +11,7 @@ import { busy, button, field, textInput } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
 import { oneTimeSecret } from '../ui/secret.js';
 import { scopesFromDocument } from '../token-scopes.js';
-import type { AdminToken, Page } from '../types.js';
+import type { AdminToken, AdminTokenCreated, Page } from '../types.js';
 import { badge, card, loading, table as commonTable } from './common.js';
 
 /**
@@ -74,7 +74,7 @@ export function adminTokensSection(ctx: PageContext): HTMLElement {
   const form = createForm((token) => {
     replace(reveal, oneTimeSecret({
       title: `Admin token “${token.name}” created`,
-      value: token.token ?? '',
+      value: token.token,
       testid: 'admin-token-value',
       copyTestid: 'copy-admin-token',
       warning: 'Copy this token now. It is shown only once; if you lose it, revoke it and create a new one. It opens the admin API as far as its scopes reach.',
@@ -97,7 +97,7 @@ function tableOf(rows: HTMLTableRowElement[]): HTMLElement {
   return commonTable(['Name', 'Scopes', 'Created', 'Last used', ''], rows, { testid: 'admin-tokens-table', caption: 'Admin tokens', empty: 'No admin tokens yet.' });
 }
 
-function createForm(onCreated: (token: AdminToken) => void): HTMLElement {
+function createForm(onCreated: (token: AdminTokenCreated) => void): HTMLElement {
   const banner = bannerSlot();
   const name = textInput({ required: true, maxlength: '200', testid: 'admin-token-name', placeholder: 'deploy-pipeline' });
   let scopes: HTMLInputElement[] = [];
@@ -128,7 +128,7 @@ function createForm(onCreated: (token: AdminToken) => void): HTMLElement {
     banner.show(null);
     const body = { name: name.value.trim(), scopes: scopes.filter((s) => s.checked).map((s) => s.value) };
     try {
-      const created = await busy(form, () => api.post<AdminToken>('/admin-tokens', body));
+      const created = await busy(form, () => api.post<AdminTokenCreated>('/admin-tokens', body));
       form.reset();
       onCreated(created);
     } catch (err) {

@@ -10,13 +10,14 @@ import { copyId } from '../ui/copy-id.js';
 import { bannerSlot, errorBanner, notice } from '../ui/feedback.js';
 import { button, field, select, textInput } from '../ui/form.js';
 import { fromLocalInput, localInputValue } from '../ui/local-time.js';
-import type { FeedEvent } from '../types.js';
+import { TOPICS, type FeedEvent } from '../types.js';
 import { badge, card, pageHeader } from './common.js';
 import { followStream, startAtTime, TooFarError, type FeedFilters } from './events-feed.js';
 
 /** Rows kept on screen; live, older ones drop off the bottom. From a point in history the feed pauses once they are full. */
 const MAX_ROWS = 200;
-const TOPICS = ['record.created', 'record.updated', 'record.deleted', 'collection.deleted', 'webhook.disabled', 'delivery.dead'];
+/** The feed's topics: every topic but `webhook.test`, whose deliveries are not events (SPEC §7). */
+const FEED_TOPICS = TOPICS.filter((t) => t !== 'webhook.test');
 const HOUR = 3_600_000;
 
 type Start = 'now' | 'cursor' | 'time';
@@ -170,7 +171,7 @@ export function eventsPage(ctx: PageContext): HTMLElement {
 /** Filters and where to start; applying opens the page again from its address, so a view can be shared. */
 function startForm(filters: FeedFilters, start: Start, after: string, since: string): HTMLElement {
   const collection = textInput({ placeholder: 'all', testid: 'events-collection', value: filters.collections.join(', ') });
-  const topic = select([{ value: '', label: 'all topics' }, ...TOPICS.map((t) => ({ value: t, label: t }))], { testid: 'events-topic', value: filters.topic });
+  const topic = select([{ value: '', label: 'all topics' }, ...FEED_TOPICS.map((t) => ({ value: t, label: t }))], { testid: 'events-topic', value: filters.topic });
   const from = select([{ value: 'now', label: 'Now (live)' }, { value: 'cursor', label: 'A cursor' }, { value: 'time', label: 'A time' }], { testid: 'events-start', value: start });
   const cursor = textInput({ testid: 'events-after', value: after, class: 'mono', placeholder: 'a cursor from the feed' });
   const at = h('input', { type: 'datetime-local', testid: 'events-since', value: localInputValue(since ? Date.parse(since) : Date.now() - HOUR) });

@@ -9,7 +9,7 @@ import { currentHash, href, match, navigate, type PageContext } from '../router.
 import { errorBanner, notice } from '../ui/feedback.js';
 import { button, select } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
-import type { Collection, Field, Page, RecordItem } from '../types.js';
+import type { Collection, Field, RecordItem, RecordList } from '../types.js';
 import { card, loading } from './common.js';
 
 const PAGE_SIZE = 20;
@@ -124,7 +124,7 @@ export function recordsCard(ctx: PageContext, collection: Collection): HTMLEleme
     sequence += 1;
     const mine = sequence;
     try {
-      const page = await api.get<Page<RecordItem> & { totalCount?: number }>(`/collections/${seg(collection.name)}/records`, {
+      const page = await api.get<RecordList>(`/collections/${seg(collection.name)}/records`, {
         // The count is the query's, not the page's: asked with the first page only (it reads every match).
         limit: PAGE_SIZE, cursor: paging.cursor, filter, count: paging.cursor ? undefined : true,
         sort: sortParam(sort),

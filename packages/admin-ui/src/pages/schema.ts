@@ -10,14 +10,14 @@ import { copyToClipboard } from '../ui/clipboard.js';
 import { errorBanner } from '../ui/feedback.js';
 import { select } from '../ui/form.js';
 import { recordOperations, type OpenApi, type RecordOperation } from '../ui/record-curl.js';
-import type { Collection } from '../types.js';
+import type { ApiSchema, Collection } from '../types.js';
 import { badge, card, jsonBlock, loading, pageHeader, table } from './common.js';
 
 export function schemaPage(ctx: PageContext): HTMLElement {
   const body = h('div', { class: 'stack-lg' }, loading());
   void (async () => {
     try {
-      const [schema, doc] = await Promise.all([api.get<{ collections: Collection[] }>('/api/schema'), discovery<OpenApi>('/openapi.json')]);
+      const [schema, doc] = await Promise.all([api.get<ApiSchema>('/api/schema'), discovery<OpenApi>('/openapi.json')]);
       if (!ctx.alive()) return;
       const raw = h('details', { class: 'card' }, h('summary', null, 'Raw JSON'), jsonBlock(schema, 'schema-json'));
       if (schema.collections.length === 0) {

@@ -8,7 +8,7 @@ import { busy, button, field, textInput } from '../ui/form.js';
 import { pager } from '../ui/pager.js';
 import { oneTimeSecret } from '../ui/secret.js';
 import { tokenScopes } from '../token-scopes.js';
-import type { ApiToken, Page } from '../types.js';
+import type { ApiToken, ApiTokenCreated, Page } from '../types.js';
 import { adminTokensSection } from './admin-tokens.js';
 import { badge, card, loading, pageHeader, table } from './common.js';
 
@@ -64,7 +64,7 @@ export function tokensPage(ctx: PageContext): HTMLElement {
     createForm((token) => {
       replace(reveal, oneTimeSecret({
         title: `Token “${token.name}” created`,
-        value: token.token ?? '',
+        value: token.token,
         testid: 'token-value',
         copyTestid: 'copy-token',
         warning: 'Copy this token now. It is shown only once and cannot be shown again; if you lose it, delete it and create a new one.',
@@ -76,7 +76,7 @@ export function tokensPage(ctx: PageContext): HTMLElement {
     adminTokensSection(ctx));
 }
 
-function createForm(onCreated: (token: ApiToken) => void): HTMLElement {
+function createForm(onCreated: (token: ApiTokenCreated) => void): HTMLElement {
   const banner = bannerSlot();
   const name = textInput({ required: true, maxlength: '200', testid: 'token-name', placeholder: 'ci-pipeline' });
   // Filled from the server's own schema (token-scopes.ts); the form cannot be sent until they are there.
@@ -115,7 +115,7 @@ function createForm(onCreated: (token: ApiToken) => void): HTMLElement {
     const list = collections.value.split(',').map((c) => c.trim()).filter(Boolean);
     const body = { name: name.value.trim(), scopes: scopes.filter((s) => s.checked).map((s) => s.value), collections: list.length ? list : null };
     try {
-      const created = await busy(form, () => api.post<ApiToken>('/tokens', body));
+      const created = await busy(form, () => api.post<ApiTokenCreated>('/tokens', body));
       dropDraft(DRAFT);
       form.reset();
       onCreated(created);

@@ -5,7 +5,7 @@ import { busy, button, field, select } from '../ui/form.js';
 import { healthChart } from '../ui/health-chart.js';
 import { healthFigures } from '../ui/health-summary.js';
 import { localInputValue } from '../ui/local-time.js';
-import type { TargetStats } from '../types.js';
+import type { RecoverResult, ReplayResult, TargetStats } from '../types.js';
 import { card, loading } from './common.js';
 import { noAttempts } from './webhooks-health.js';
 
@@ -53,7 +53,7 @@ export function recoverReplayCard(id: string, show: (node: Node | null) => void,
     }
     await busy(form, async () => {
       try {
-        const res = await api.post<{ jobs: number; since?: string }>(`/webhooks/${seg(id)}/${verb}`, { since: at.toISOString() });
+        const res = await api.post<RecoverResult | ReplayResult>(`/webhooks/${seg(id)}/${verb}`, { since: at.toISOString() });
         const what = verb === 'recover' ? `${res.jobs} dead job${res.jobs === 1 ? '' : 's'} sent back for another round.` : `${res.jobs} job${res.jobs === 1 ? '' : 's'} created for missed events.`;
         show(notice(what, `${verb}-result`));
       } catch (err) {

@@ -5,7 +5,7 @@
  */
 import { h } from '../dom.js';
 import { copyableValue, oneTimeSecret } from '../ui/secret.js';
-import type { SignatureAlgorithm, SignatureScheme, Webhook } from '../types.js';
+import type { SignatureAlgorithm, SignatureScheme, Webhook, WebhookWithSecret } from '../types.js';
 import { card } from './common.js';
 
 const SCHEME_LABELS: Record<SignatureScheme, string> = {
@@ -44,7 +44,7 @@ export function receiverCard(target: Webhook): HTMLElement {
  * The signing material an answer shows this once: an HMAC target's secret, or (with `newKey`, when the key pair
  * was made by this request) an ed25519 target's public key. Null when the answer carries neither.
  */
-export function signingMaterialPanel(answer: Webhook, titles: { secret: string; publicKey: string }, newKey: boolean): HTMLElement | null {
+export function signingMaterialPanel(answer: WebhookWithSecret, titles: { secret: string; publicKey: string }, newKey: boolean): HTMLElement | null {
   if (answer.secret) {
     return oneTimeSecret({ title: titles.secret, value: answer.secret, testid: 'webhook-secret', copyTestid: 'copy-secret', warning: SECRET_WARNING });
   }

@@ -5,7 +5,7 @@ import { confirmDialog } from '../ui/dialog.js';
 import { bannerSlot, errorBanner, notice } from '../ui/feedback.js';
 import { button, field } from '../ui/form.js';
 import { webhookForm } from '../ui/webhook-form.js';
-import type { Webhook } from '../types.js';
+import type { TestSent, Webhook, WebhookWithSecret } from '../types.js';
 import { badge, card, loading, pageHeader } from './common.js';
 import { healthCard, recoverReplayCard } from './webhook-health.js';
 import { receiverCard, signingMaterialPanel } from './webhook-receiver.js';
@@ -16,14 +16,14 @@ import { subscriptionCard } from './webhook-subscription.js';
  * answer is handed to the target's page in memory only, shown once, and then forgotten: never stored,
  * never in the URL.
  */
-let fresh: Webhook | null = null;
+let fresh: WebhookWithSecret | null = null;
 
 export function webhookNewPage(): HTMLElement {
   const form = webhookForm({
     draftKey: 'webhook-create',
     submitLabel: 'Create webhook',
     onSubmit: async (input) => {
-      const created = await api.post<Webhook>('/webhooks', input);
+      const created = await api.post<WebhookWithSecret>('/webhooks', input);
       fresh = created;
       navigate(`/webhooks/${encodeURIComponent(created.id)}`);
     },
@@ -66,7 +66,7 @@ export function webhookPage(ctx: PageContext): HTMLElement {
         draftKey: `webhook-edit-${id}`,
         submitLabel: 'Save changes',
         onSubmit: async (input) => {
-          const saved = await api.patch<Webhook>(`/webhooks/${seg(id)}`, input);
+          const saved = await api.patch<WebhookWithSecret>(`/webhooks/${seg(id)}`, input);
           // A new algorithm made new signing material: a secret shown this once, or a new public key.
           const newKey = saved.signatureAlgorithm === 'ed25519' && target.signatureAlgorithm !== 'ed25519';
           const material = signingMaterialPanel(saved, { secret: 'New signing secret', publicKey: 'New public key' }, newKey);
@@ -95,7 +95,7 @@ export function webhookPage(ctx: PageContext): HTMLElement {
     test.addEventListener('click', async () => {
       test.disabled = true;
       try {
-        const { deliveryId } = await api.post<{ deliveryId: string }>(`/webhooks/${seg(id)}/test`);
+        const { deliveryId } = await api.post<TestSent>(`/webhooks/${seg(id)}/test`);
         banner.show(h('div', { class: 'banner banner-ok', role: 'status', testid: 'test-sent' },
           'Test event queued: ', h('a', { href: href(`/deliveries/${encodeURIComponent(deliveryId)}`), testid: 'test-delivery-link' }, deliveryId)));
       } catch (err) {
@@ -152,7 +152,7 @@ async function rotateSecret(id: string, keyPair: boolean, banner: ReturnType<typ
   });
   if (!ok) return false;
   try {
-    const rotated = await api.post<Webhook>(`/webhooks/${seg(id)}/rotate-secret`, { overlapSeconds: Number(overlap.value) });
+    const rotated = await api.post<WebhookWithSecret>(`/webhooks/${seg(id)}/rotate-secret`, { overlapSeconds: Number(overlap.value) });
     replace(slot, signingMaterialPanel(rotated, { secret: 'New signing secret', publicKey: 'New public key' }, true));
     banner.show(notice(keyPair ? 'Key pair rotated.' : 'Secret rotated.', 'secret-rotated'));
     (slot.querySelector('button') as HTMLButtonElement | null)?.focus();

@@ -9,7 +9,7 @@
  */
 import { api, ApiError, discovery } from '../api.js';
 import { h, replace } from '../dom.js';
-import { RATE_PER_SECOND_MAX, TARGET_TYPE_LABELS, type Broker, type BrokerKind, type Collection, type Page, type SignatureAlgorithm, type SignatureScheme, type TargetType, type Webhook } from '../types.js';
+import { RATE_PER_SECOND_MAX, TARGET_TYPE_LABELS, type Answer, type Broker, type BrokerKind, type Collection, type Page, type SignatureAlgorithm, type SignatureScheme, type TargetType, type Webhook } from '../types.js';
 import { dropDraft, isResuming, keepDraft, restoreDraft } from './drafts.js';
 import { applyFieldErrors, bannerSlot, errorBanner } from './feedback.js';
 import { busy, field, select, textInput } from './form.js';
@@ -203,7 +203,7 @@ function destinationFields(init: Webhook | undefined, url: HTMLInputElement, url
     sync();
   };
   offer([]);
-  api.get<{ items: Broker[] }>('/brokers').then((page) => offer(page.items), () => {
+  api.get<Answer<'/admin/v1/brokers', 'get'>>('/brokers').then((page) => offer(page.items), () => {
     // Without the list, HTTPS and the target's own kind stay on offer: nothing is lost, only the other kinds.
   });
 
