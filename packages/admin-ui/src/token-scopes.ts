@@ -1,11 +1,12 @@
 /**
- * The scopes an API token may be given, read from svc itself: the admin OpenAPI document's schema of
- * `POST /admin/v1/tokens`, the very schema that validates the form's request. A list copied into the UI
- * drifted once (it could not grant `events:read`); this one is whatever the server accepts.
+ * The scopes a token may be given, read from svc itself: the admin OpenAPI document's schema of
+ * `POST /admin/v1/tokens` (API tokens) or `POST /admin/v1/admin-tokens` (admin tokens), the very schema that validates
+ * the form's request. A list copied into the UI drifted once (it could not grant `events:read`); this one is whatever
+ * the server accepts.
  */
 import { api } from './api.js';
 
-const TOKENS_PATH = '/admin/v1/tokens';
+export type TokenPath = '/admin/v1/tokens' | '/admin/v1/admin-tokens';
 
 type Schema = { $ref?: string; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; oneOf?: Schema[]; items?: Schema; properties?: Record<string, Schema> };
 type Document = {
@@ -30,22 +31,25 @@ function literals(doc: Document, schema: Schema | undefined): string[] {
   return [...new Set([...own, ...alternatives])];
 }
 
-/** The scopes of the token-creation request in an admin OpenAPI document; an error when it names none. */
-export function scopesFromDocument(doc: unknown): string[] {
+/** The scopes of a token-creation request in an admin OpenAPI document; an error when it names none. */
+export function scopesFromDocument(doc: unknown, path: TokenPath = '/admin/v1/tokens'): string[] {
   const d = (doc ?? {}) as Document;
-  const body = resolve(d, d.paths?.[TOKENS_PATH]?.post?.requestBody?.content?.['application/json']?.schema);
+  const body = resolve(d, d.paths?.[path]?.post?.requestBody?.content?.['application/json']?.schema);
   const scopes = literals(d, resolve(d, body?.properties?.scopes)?.items);
   if (scopes.length === 0) throw new Error('The admin API document names no token scopes.');
   return scopes;
 }
 
-let loaded: Promise<string[]> | null = null;
+let document: Promise<unknown> | null = null;
 
-/** Read once per page load (scopes change only with an upgrade of svc, which reloads the UI); a failure is tried again next time. */
-export function tokenScopes(): Promise<string[]> {
-  loaded ??= api.get<unknown>('/openapi.json').then(scopesFromDocument).catch((err: unknown) => {
-    loaded = null;
+/**
+ * The document is read once per page load (scopes change only with an upgrade of svc, which reloads the UI); a
+ * failure is tried again next time.
+ */
+export function tokenScopes(path: TokenPath = '/admin/v1/tokens'): Promise<string[]> {
+  document ??= api.get<unknown>('/openapi.json').catch((err: unknown) => {
+    document = null;
     throw err;
   });
-  return loaded;
+  return document.then((doc) => scopesFromDocument(doc, path));
 }

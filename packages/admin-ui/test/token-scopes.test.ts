@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_SCOPES } from '../../server/src/auth/admin-scopes.js';
 import { SCOPES } from '../../server/src/auth/api-tokens-store.js';
 import { createTestApp, type TestApp } from '../../server/test/helpers/app.js';
 import { scopesFromDocument } from '../src/token-scopes.js';
@@ -28,6 +29,11 @@ describe('token scopes in the admin UI', () => {
     const res = await t.app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: t.admin.headers });
     expect(res.statusCode).toBe(200);
     expect([...scopesFromDocument(res.json())].sort()).toEqual([...SCOPES].sort());
+  });
+
+  it("offers admin tokens the server's admin scopes, read from POST /admin/v1/admin-tokens's schema", async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: t.admin.headers });
+    expect([...scopesFromDocument(res.json(), '/admin/v1/admin-tokens')].sort()).toEqual([...ADMIN_SCOPES].sort());
   });
 
   it('every scope the form offers is accepted by the server (a token with each alone is created)', async () => {
@@ -53,7 +59,7 @@ describe('token scopes in the admin UI', () => {
   it('are not written into the UI by hand anywhere', () => {
     for (const file of sources(SRC)) {
       const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-      for (const scope of SCOPES) expect(code.includes(`'${scope}'`) || code.includes(`"${scope}"`), `${file} names ${scope}`).toBe(false);
+      for (const scope of [...SCOPES, ...ADMIN_SCOPES]) expect(code.includes(`'${scope}'`) || code.includes(`"${scope}"`), `${file} names ${scope}`).toBe(false);
     }
   });
 });

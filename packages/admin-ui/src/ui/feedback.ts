@@ -24,8 +24,10 @@ export function notice(text: string, testid = 'notice'): HTMLElement {
 }
 
 /** A slot that shows one banner at a time. */
-export function bannerSlot(): HTMLElement & { show(node: Node | null): void } {
-  const slot = h('div', { class: 'banner-slot', 'aria-live': 'polite' }) as unknown as HTMLElement & { show(node: Node | null): void };
+export type BannerSlot = HTMLElement & { show(node: Node | null): void };
+
+export function bannerSlot(): BannerSlot {
+  const slot = h('div', { class: 'banner-slot', 'aria-live': 'polite' }) as unknown as BannerSlot;
   slot.show = (node) => {
     replace(slot, node);
     if (node instanceof HTMLElement && node.getAttribute('role') === 'alert') slot.scrollIntoView?.({ block: 'nearest' });
