@@ -98,7 +98,7 @@ export class EventStream implements AsyncIterable<FeedEvent> {
           if (response.status < 500 && response.status !== 429) throw error;
           reason = error;
         } else {
-          for await (const message of readSse(response.body as unknown as AsyncIterable<Uint8Array>, (ms) => (retryMs = ms))) {
+          for await (const message of readSse(response.body as unknown as AsyncIterable<Uint8Array>, { onRetry: (ms) => (retryMs = ms) })) {
             if (message.event === 'error') {
               const problem: unknown = JSON.parse(message.data);
               const error = errorFromResponse(new Response(null, { status: (problem as { status?: number }).status ?? 500 }), problem);

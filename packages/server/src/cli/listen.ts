@@ -3,7 +3,7 @@ import { randomToken } from '../lib/crypto.js';
 import { envelopeOf } from '../webhooks/envelope.js';
 import { signatureHeader } from '../webhooks/signing.js';
 import { SECRET_PREFIX } from '../webhooks/targets.js';
-import { readSse, SSE_LINE_MAX_BYTES, SseLineTooLong } from './event-stream-reader.js';
+import { readSse, SSE_LINE_MAX_BYTES, SseLineTooLong } from 'svc-sdk/sse';
 import { apiUrl, ListenError, problemText, startCursor } from './listen-start.js';
 
 export interface ListenOptions {
