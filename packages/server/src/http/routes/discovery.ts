@@ -11,7 +11,7 @@ import { allCollections } from '../../records/collections.js';
 import { cutDocument, type OpenApiDocument } from '../openapi-document.js';
 import { webhooksSection } from '../openapi-webhooks.js';
 import { Capabilities, Problem, errorResponses, ref } from '../schemas.js';
-import { EVENTS_MAX_LIMIT, EVENTS_MAX_WAIT_SECONDS } from './events.js';
+import { EVENTS_MAX_LIMIT, EVENTS_MAX_WAIT_SECONDS } from '../feed-answers.js';
 
 export const FEATURES = [
   'records',
