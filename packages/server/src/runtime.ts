@@ -113,7 +113,7 @@ export async function openContext(config: Config, options: OpenOptions = {}): Pr
   }
 }
 
-export function deliveryClientOptions(config: Config, resolver: Resolver): DeliveryClientOptions {
+export function deliveryClientOptions(config: Config, resolver: Resolver, clock?: Clock): DeliveryClientOptions {
   const ca = config.webhookCaFile ? [readFileSync(config.webhookCaFile, 'utf8')] : undefined;
   return {
     resolver,
@@ -121,6 +121,7 @@ export function deliveryClientOptions(config: Config, resolver: Resolver): Deliv
     ca,
     connectionsPerOrigin: config.webhookTargetConcurrency,
     timeoutMs: config.webhookTimeoutMs,
+    clock,
   };
 }
 
@@ -137,7 +138,7 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   // First: a bad OTEL_* value stops the start before anything runs; without an endpoint nothing of OTel is loaded.
   const tracing = await startTracing(process.env, ctx.logger);
   const registry = createRegistry();
-  const metrics = registerWebhookMetrics(registry, ctx.database);
+  const metrics = registerWebhookMetrics(registry, ctx.database, ctx.clock);
   let worker: DeliveryWorker | null = null;
   let client: ReturnType<typeof createDeliveryClient> | null = null;
   let brokers: BrokerPool | null = null;
@@ -148,7 +149,7 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   // Every process may prune; the lease lets one at a time (retention.ts).
   const stopRetention = startRetention(ctx, registerRetentionMetrics(registry));
   if (parts.worker) {
-    const https = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver)));
+    const https = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver, ctx.clock)));
     // Broker connections live in the processes that deliver (SPEC §14); they connect in the background from here on.
     brokers = new BrokerPool(ctx.config.brokers, { timeoutMs: ctx.config.webhookTimeoutMs, logger: ctx.logger });
     registerBrokerMetrics(registry, brokers);

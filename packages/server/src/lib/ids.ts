@@ -43,7 +43,7 @@ function increment(digits: number[]): number[] {
   return freshRandom(); // overflow in one millisecond: practically never
 }
 
-export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
+export function newId(prefix: IdPrefix, nowMs: number): string {
   if (nowMs <= lastTime) {
     lastRandom = increment(lastRandom);
   } else {
@@ -66,7 +66,7 @@ export function idTime(id: string): number {
  * in this millisecond or later (the same millisecond elsewhere, a clock ahead of ours), one millisecond after it.
  * Within one millisecond only one process's ids are ordered, by the random part's increment.
  */
-export function newIdAfter(prefix: IdPrefix, previous: string, nowMs: number = Date.now()): string {
+export function newIdAfter(prefix: IdPrefix, previous: string, nowMs: number): string {
   return newId(prefix, Math.max(nowMs, idTime(previous) + 1));
 }
 

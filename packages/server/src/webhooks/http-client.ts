@@ -1,4 +1,5 @@
 import { Agent } from 'undici';
+import { systemClock, type Clock } from '../lib/clock.js';
 import { ConnectionTracing, NO_TRACE } from './connection-trace.js';
 import { checkDestination, DestinationError, webhookUrlProblem, type CidrList, type Resolver } from './destination-guard.js';
 import { urlTextProblem } from './destination-names.js';
@@ -29,6 +30,8 @@ export interface DeliveryClientOptions {
   connectionsPerOrigin: number;
   /** Connect to status line. */
   timeoutMs: number;
+  /** Reads the time a Retry-After date is counted from (the process's clock; the system clock when not given). */
+  clock?: Clock;
 }
 
 /** One POST as the client takes it: the headers are sent as given. */
@@ -50,6 +53,7 @@ type ParsedUrl = { problem: string; origin?: never; path?: never; textProblem?: 
 
 export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClient {
   const tracing = new ConnectionTracing();
+  const clock = opts.clock ?? systemClock;
   const connect = guardedConnector({ resolver: opts.resolver, allow: opts.allow, timeoutMs: opts.timeoutMs, secureContext: deliverySecureContext(opts.ca ?? []) }, tracing);
   const agent = new Agent({
     connect,
@@ -92,7 +96,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     const startedAt = performance.now();
     const target = parse(req.url);
     if (target.problem !== null) return Promise.resolve(failure('destination_refused', `The URL ${target.problem}.`, startedAt));
-    const go = () => dispatchAttempt(agent, { origin: target.origin, path: target.path, headers: req.headers, tracer: tracing.start(req.body) }, opts.timeoutMs, signal);
+    const go = () => dispatchAttempt(agent, { origin: target.origin, path: target.path, headers: req.headers, tracer: tracing.start(req.body) }, opts.timeoutMs, clock, signal);
     if (target.textProblem === null) return go();
     return withDeadline(checkDestination(req.url, opts), opts.timeoutMs, () => new DestinationError('dns_failed', 'The host did not resolve in time')).then(go, (err: unknown) => {
       const { code, message } = describeFailure(err, opts.timeoutMs);

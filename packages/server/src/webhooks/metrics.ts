@@ -1,12 +1,13 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Database } from '../db/connect.js';
+import type { Clock } from '../lib/clock.js';
 import { queueStats } from './queue/jobs-store.js';
 
 export interface WebhookMetrics {
   observeAttempt(outcome: string, durationMs: number): void;
 }
 
-export function registerWebhookMetrics(registry: Registry, database: Database): WebhookMetrics {
+export function registerWebhookMetrics(registry: Registry, database: Database, clock: Clock): WebhookMetrics {
   const attempts = new Counter({ name: 'svc_webhook_attempts_total', help: 'Delivery attempts by outcome (delivered or error code)', labelNames: ['outcome'], registers: [registry] });
   const latency = new Histogram({
     name: 'svc_webhook_attempt_duration_seconds',
@@ -20,8 +21,9 @@ export function registerWebhookMetrics(registry: Registry, database: Database): 
   let pending: { at: number; stats: ReturnType<typeof queueStats> } | null = null;
   let last: Awaited<ReturnType<typeof queueStats>> = { byState: {}, oldestDueAgeMs: 0 };
   const stats = () => {
-    if (!pending || Date.now() - pending.at > 1000) {
-      pending = { at: Date.now(), stats: queueStats(database.db, database.caps).then((read) => (last = read), () => last) };
+    const now = clock.now();
+    if (!pending || now - pending.at > 1000) {
+      pending = { at: now, stats: queueStats(database.db, database.caps).then((read) => (last = read), () => last) };
     }
     return pending.stats;
   };

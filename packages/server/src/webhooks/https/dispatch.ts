@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { Clock } from '../../lib/clock.js';
 import { NO_TRACE, type AttemptTracer, type AttemptTrace } from '../connection-trace.js';
 import type { AttemptOutcome, FailureCode } from '../senders/sender.js';
 import { describeFailure } from './failure-codes.js';
@@ -23,7 +24,7 @@ export interface HttpRequest {
  * iterator per attempt; the handler keeps the status, Retry-After and the head of the body, and aborts the request
  * itself when a deadline passes, the body runs past BODY_READ_LIMIT or the caller cancels.
  */
-export function dispatchAttempt(agent: Dispatcher, req: HttpRequest, timeoutMs: number, signal?: AbortSignal): Promise<AttemptOutcome> {
+export function dispatchAttempt(agent: Dispatcher, req: HttpRequest, timeoutMs: number, clock: Clock, signal?: AbortSignal): Promise<AttemptOutcome> {
   const startedAt = performance.now();
   const elapsed = (): number => Math.round(performance.now() - startedAt);
   const { tracer } = req;
@@ -73,7 +74,7 @@ export function dispatchAttempt(agent: Dispatcher, req: HttpRequest, timeoutMs: 
         if (status < 200 || settled) return;
         statusCode = status;
         tracer.firstByte();
-        retryAfterSeconds = parseRetryAfter(headers['retry-after'], Date.now());
+        retryAfterSeconds = parseRetryAfter(headers['retry-after'], clock.now());
         clearTimeout(timer);
         const now = performance.now();
         // Whole milliseconds: Node keeps a timer list per distinct duration, and a fractional one would make a list each time.
