@@ -19,6 +19,7 @@ import * as m016 from './migrations/016_admin_api.js';
 import * as m017 from './migrations/017_broker_targets.js';
 import * as m018 from './migrations/018_admin_tokens.js';
 import * as m019 from './migrations/019_event_trace.js';
+import * as m020 from './migrations/020_success_on_job.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '017_broker_targets': m017,
   '018_admin_tokens': m018,
   '019_event_trace': m019,
+  '020_success_on_job': m020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -169,6 +169,23 @@ export interface DeliveryJobsTable {
   ordered: number;
 }
 
+/**
+ * The attempt that delivered a job, kept on its row by the completion (migration 020) instead of an attempt row of its
+ * own; null until then, and on jobs delivered before the migration or by an older process (theirs are rows). Its
+ * number is the job's `attempt_count`. Read through the view `delivery_attempts`, never one by one.
+ */
+export interface JobSuccessColumns {
+  success_started_at: number | null;
+  success_duration_ms: number | null;
+  success_status_code: number | null;
+  success_snippet: string | null;
+  success_remote_address: string | null;
+  success_dns_ms: number | null;
+  success_connect_ms: number | null;
+  success_tls_ms: number | null;
+  success_first_byte_ms: number | null;
+}
+
 export interface DeliveryAttemptsTable {
   job_id: string;
   number: number;
@@ -205,7 +222,10 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
   events: EventsTable;
-  delivery_jobs: DeliveryJobsTable;
+  delivery_jobs: DeliveryJobsTable & JobSuccessColumns;
+  /** Failed attempts, and successes recorded before migration 020 or by older processes (the table's name until 020). */
+  delivery_attempts_rows: DeliveryAttemptsTable;
+  /** A view (migration 020): `delivery_attempts_rows` and the successes kept on job rows; inserts and deletes go to the rows. */
   delivery_attempts: DeliveryAttemptsTable;
   svc_meta: MetaTable;
 }

@@ -2,9 +2,12 @@ import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../db/tables.js';
 
 /**
- * Reads of one target's attempts within a time window, for its health (SPEC §10). Every query is a range of
- * `delivery_attempts_webhook_time` (webhook_id, started_at), migration 008: the window is read, never the history.
- * A succeeded attempt is one recorded without an error (a 2xx); every other recorded attempt failed.
+ * Reads of one target's attempts within a time window, for its health (SPEC §10). An attempt is a row of
+ * `delivery_attempts_rows` (failures; successes recorded before migration 020 or by older processes) or the success
+ * a delivered job holds on its row (020): every query reads the window of both, a range of
+ * `delivery_attempts_webhook_time` (webhook_id, started_at; migration 008) and one of `delivery_jobs_success_time`
+ * (webhook_id, success_started_at; 020), never the history. A succeeded attempt is one recorded without an error (a
+ * 2xx); every other recorded attempt failed.
  */
 
 export const HOUR_MS = 3_600_000;
@@ -25,8 +28,29 @@ export interface HourCounts {
   lastFailureAt: number | null;
 }
 
+/**
+ * The window's attempts (start, duration, error code) as one derived table. Spelled out rather than read through the
+ * view `delivery_attempts`, so each half's bounds are written on its own index's columns (and SQLite's plan names
+ * the halves, not a scan of the view).
+ */
 const inWindow = (db: Kysely<Tables>, w: Window) =>
-  db.selectFrom('delivery_attempts').where('webhook_id', '=', w.webhookId).where('started_at', '>=', w.from).where('started_at', '<=', w.to);
+  db.selectFrom(
+    db
+      .selectFrom('delivery_attempts_rows')
+      .select(['started_at', 'duration_ms', 'error_code'])
+      .where('webhook_id', '=', w.webhookId)
+      .where('started_at', '>=', w.from)
+      .where('started_at', '<=', w.to)
+      .unionAll(
+        db
+          .selectFrom('delivery_jobs')
+          .select([sql<number>`success_started_at`.as('started_at'), sql<number>`success_duration_ms`.as('duration_ms'), sql<string | null>`cast(null as text)`.as('error_code')])
+          .where('webhook_id', '=', w.webhookId)
+          .where('success_started_at', '>=', w.from)
+          .where('success_started_at', '<=', w.to),
+      )
+      .as('attempt'),
+  );
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 

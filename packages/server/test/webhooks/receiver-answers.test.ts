@@ -59,15 +59,20 @@ describe.each(DIALECTS)('what a receiver answers never stalls its job (%s)', (di
   it('a result the database will not store is tried again, then recorded as a failed attempt, and the job goes on', async () => {
     rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_RETRY_SCHEDULE: '0s,0s,0s' });
     await rig.target();
-    // Stands in for whatever a database may refuse: any attempt row holding this answer is rejected.
+    // Stands in for whatever a database may refuse: this answer is rejected wherever an attempt is stored, an attempt
+    // row or the success a delivered job keeps on its row (migration 020).
     const db = rig.ctx.database.db;
     if (dialect === 'sqlite') {
-      await sql`create trigger refuse_answer before insert on delivery_attempts when new.response_snippet like '%unstorable%'
+      await sql`create trigger refuse_answer before insert on delivery_attempts_rows when new.response_snippet like '%unstorable%'
+                begin select raise(abort, 'refused'); end`.execute(db);
+      await sql`create trigger refuse_success before update on delivery_jobs when new.success_snippet like '%unstorable%'
                 begin select raise(abort, 'refused'); end`.execute(db);
     } else {
-      await sql`create function refuse_answer() returns trigger language plpgsql as $$
-                begin if new.response_snippet like '%unstorable%' then raise exception 'refused'; end if; return new; end $$`.execute(db);
-      await sql`create trigger refuse_answer before insert on delivery_attempts for each row execute function refuse_answer()`.execute(db);
+      await sql`create function refuse_answer() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(db);
+      await sql`create trigger refuse_answer before insert on delivery_attempts_rows for each row
+                when (new.response_snippet like '%unstorable%') execute function refuse_answer()`.execute(db);
+      await sql`create trigger refuse_success before update on delivery_jobs for each row
+                when (new.success_snippet like '%unstorable%') execute function refuse_answer()`.execute(db);
     }
     let calls = 0;
     rig.receiver.setHandler((_req, res) => {

@@ -2,13 +2,16 @@ import type { Kysely } from 'kysely';
 import type { DeliveryAttemptsTable, Tables } from '../../db/tables.js';
 import type { AttemptRecord } from './job.js';
 
-/** The attempt row a failure transition writes beside its update (delivered batches write theirs in complete.ts). */
+/**
+ * The attempt row a failure transition writes beside its update. A delivered job keeps its delivering attempt on its
+ * own row instead (complete.ts, migration 020).
+ */
 export async function insertAttempt(trx: Kysely<Tables>, job: { id: string; webhookId: string }, number: number, a: AttemptRecord): Promise<void> {
-  await trx.insertInto('delivery_attempts').values(attemptValues(job.id, job.webhookId, number, a)).execute();
+  await trx.insertInto('delivery_attempts_rows').values(attemptValues(job.id, job.webhookId, number, a)).execute();
 }
 
-/** The row an attempt becomes (complete.ts writes the same columns in bulk). */
-export function attemptValues(jobId: string, webhookId: string, number: number, a: AttemptRecord): DeliveryAttemptsTable {
+/** The row an attempt becomes (complete.ts writes the same facts into a job's `success_*` columns). */
+function attemptValues(jobId: string, webhookId: string, number: number, a: AttemptRecord): DeliveryAttemptsTable {
   const t = a.trace?.timings;
   return {
     job_id: jobId,
@@ -28,6 +31,10 @@ export function attemptValues(jobId: string, webhookId: string, number: number, 
   };
 }
 
+/**
+ * A job's attempts, oldest first, through the view `delivery_attempts` (migration 020): its attempt rows and the
+ * success its row holds, two probes of primary keys.
+ */
 export async function listAttempts(db: Kysely<Tables>, jobId: string): Promise<DeliveryAttemptsTable[]> {
   return db.selectFrom('delivery_attempts').selectAll().where('job_id', '=', jobId).orderBy('number').execute();
 }

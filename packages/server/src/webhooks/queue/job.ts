@@ -27,7 +27,10 @@ export interface HeldJob {
 /** What names one claim of one job: the two a transition's guard matches. */
 export type HeldRef = Pick<HeldJob, 'id' | 'lease'>;
 
-/** One attempt as it is stored (`delivery_attempts`); its number is the job's attempt count after the transition. */
+/**
+ * One attempt as it is stored (a row of `delivery_attempts_rows`, or a delivered job's `success_*` columns; the view
+ * `delivery_attempts` shows both); its number is the job's attempt count after the transition.
+ */
 export interface AttemptRecord {
   startedAt: number;
   durationMs: number;

@@ -134,7 +134,10 @@ export function queueStatsStatement(db: Kysely<Tables>, caps: DialectCapabilitie
   ]);
 }
 
-/** What prune() would remove now, all batches together (`svc prune --dry-run`). */
+/**
+ * What prune() would remove now, all batches together (`svc prune --dry-run`). Attempts are counted through the view
+ * `delivery_attempts`: rows and the successes delivered jobs hold (migration 020), as prune() counts them.
+ */
 export async function countPrunable(db: Kysely<Tables>, opts: { state: 'delivered' | 'dead'; before: number }): Promise<{ jobs: number; attempts: number }> {
   const old = db.selectFrom('delivery_jobs').select('id').where('state', '=', sql.lit(opts.state)).where('updated_at', '<', opts.before);
   const jobs = await db.selectFrom(old.as('j')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

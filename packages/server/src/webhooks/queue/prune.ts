@@ -8,7 +8,8 @@ export type FinishedState = 'delivered' | 'dead';
 /**
  * delivered → [*] and dead → [*] (retention, SPEC §10): up to `limit` jobs that reached `state` before `before`
  * (`updated_at` is when they did: nothing changes a finished job but retryDead, which takes it out of `dead`), with
- * their attempts, in one short transaction. The oldest first, through the partial indexes of migration 007. On
+ * their attempts (their rows, and the success a delivered job holds on its own: counted as an attempt removed), in one
+ * short transaction. The oldest first, through the partial indexes of migration 007. On
  * PostgreSQL the rows are locked as they are picked (skipping any a retry holds), so a job sent back to pending
  * meanwhile is never deleted, nor are its attempts.
  */
@@ -27,8 +28,14 @@ export async function prune(
        ${lock}`.execute(trx);
     if (rows.length === 0) return { jobs: 0, attempts: 0 };
     const ids = rows.map((r) => r.id);
-    const attempts = await trx.deleteFrom('delivery_attempts').where('job_id', 'in', ids).executeTakeFirst();
-    const jobs = await trx.deleteFrom('delivery_jobs').where('id', 'in', ids).where('state', '=', sql.lit(opts.state)).executeTakeFirst();
-    return { jobs: Number(jobs.numDeletedRows), attempts: Number(attempts.numDeletedRows) };
+    const attempts = await trx.deleteFrom('delivery_attempts_rows').where('job_id', 'in', ids).executeTakeFirst();
+    // A delivered job's success goes with its row (migration 020): an attempt removed, as its row was before.
+    const jobs = await trx
+      .deleteFrom('delivery_jobs')
+      .where('id', 'in', ids)
+      .where('state', '=', sql.lit(opts.state))
+      .returning(sql<number>`case when success_started_at is null then 0 else 1 end`.as('success'))
+      .execute();
+    return { jobs: jobs.length, attempts: Number(attempts.numDeletedRows) + jobs.reduce((n, j) => n + Number(j.success), 0) };
   });
 }

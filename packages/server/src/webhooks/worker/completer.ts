@@ -51,8 +51,8 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * Group commit for finished attempts: whatever queues during a short gathering pause, or while the previous commit is
- * in flight, is written in one transaction (the delivered jobs with one guarded UPDATE and one INSERT of their
- * attempts, on PostgreSQL one statement for both; failures and releases beside them). Under load that turns hundreds
+ * in flight, is written in one transaction (the delivered jobs with one guarded UPDATE that records each one's attempt
+ * on its row, migration 020; failures with their attempt rows and releases beside them). Under load that turns hundreds
  * of statements and syncs into a few. Until its write lands a job stays `delivering` under its lease, so nobody else
  * takes it; if it never lands (database gone, process killed) the lease expires and the job is sent again. A batch
  * that fails as a whole is written one result at a time, so one bad write cannot take the others down with it.
