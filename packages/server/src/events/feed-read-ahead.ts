@@ -13,6 +13,7 @@
  * Bounded: at most MAX_PAGES pages (each within SVC_LIST_MAX_BYTES) wait, each for at most TTL_MS; beyond that no
  * page is read ahead.
  */
+import type { Clock } from '../lib/clock.js';
 import type { FeedPosition } from './feed-store.js';
 
 /** A full page's bytes and the position of its last event (where the page after it starts). */
@@ -28,17 +29,19 @@ export class FeedReadAhead {
   /** Counts pages served from the read-ahead (tests, metrics). */
   hits = 0;
 
+  constructor(private readonly clock: Clock) {}
+
   /** The page read ahead under this key, if any (it may still be reading); removed, since a page is taken once. */
   take(key: string): Promise<FullPage | null> | null {
     const entry = this.pages.get(key);
     if (!entry) return null;
     this.pages.delete(key);
-    return entry.expires > Date.now() ? entry.page : null;
+    return entry.expires > this.clock.now() ? entry.page : null;
   }
 
   /** Reads a page ahead under this key; `read` answers null for a page that is not to be kept (not full). */
   start(key: string, read: () => Promise<FullPage | null>): void {
-    const now = Date.now();
+    const now = this.clock.now();
     for (const [k, entry] of this.pages) if (entry.expires <= now) this.pages.delete(k);
     if (this.pages.size >= FeedReadAhead.MAX_PAGES || this.pages.has(key)) return;
     // A failed read ahead (a closing pool) is no page: the request reads for itself and sees the error, if any.

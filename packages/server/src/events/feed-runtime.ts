@@ -25,7 +25,7 @@ export function createFeedRuntime(ctx: Context, timing: StreamTiming = STREAM_TI
   const waker = new FeedWaker(ctx);
   const closing = new AbortController();
   const fanout = new FeedFanout(ctx, waker, closing.signal, timing);
-  const readAhead = new FeedReadAhead();
+  const readAhead = new FeedReadAhead(ctx.clock);
   return {
     waker,
     fanout,

@@ -81,7 +81,8 @@ export async function feedPage(ctx: Context, req: FeedPageRequest): Promise<Buff
  */
 async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest): Promise<PageBytes> {
   const { db, caps } = ctx.database;
-  const deadline = Date.now() + req.waitMs;
+  const { clock } = ctx;
+  const deadline = clock.now() + req.waitMs;
   const budget = req.maxBytes - PAGE_FRAME_MAX_BYTES;
   let from = after;
   let release: (() => void) | null = null;
@@ -89,11 +90,11 @@ async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest)
     for (let first = true; ; first = false) {
       const joined = await readFeedPage(db, caps, { after: from, filter: req.filter, limit: req.limit, budget });
       if (first) await refuseUnissued(db, after, joined.head, 'after');
-      if (joined.kept > 0 || Date.now() >= deadline || req.signal.aborted) return page(joined, from, req);
+      if (joined.kept > 0 || clock.now() >= deadline || req.signal.aborted) return page(joined, from, req);
       from = laterOf(joined.head, from);
       release ??= req.holdWait?.() ?? null;
-      if (req.watch) from = (await req.watch.until(req.filter, from, deadline - Date.now(), req.signal)).examined;
-      else await req.waker.wait(Math.min(RECHECK_MS, deadline - Date.now()), req.signal);
+      if (req.watch) from = (await req.watch.until(req.filter, from, deadline - clock.now(), req.signal)).examined;
+      else await req.waker.wait(Math.min(RECHECK_MS, deadline - clock.now()), req.signal);
     }
   } finally {
     release?.();

@@ -10,6 +10,7 @@ import { createOutbox } from '../../src/webhooks/outbox.js';
 import type { EventInput } from '../../src/webhooks/envelope.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DIALECTS } from '../helpers/db.js';
+import { systemClock } from '../../src/lib/clock.js';
 
 /**
  * A feed page is spliced as bytes around each event's stored payload text (events/feed.ts), and full pages are read
@@ -114,7 +115,7 @@ describe.each(DIALECTS)('feed pages as bytes (%s)', (dialect) => {
   it('serves full pages read ahead, byte for byte as read fresh; never a page that was not full; never past retention', async () => {
     t = await createTestContext(dialect);
     await write(Array.from({ length: 5 }, (_, i): EventInput => ({ topic: 'record.created', collection: 'issues', recordId: `rec_${i}`, payload: { record: { id: `rec_${i}` } } })));
-    const pages = new FeedReadAhead();
+    const pages = new FeedReadAhead(systemClock);
     const readAhead = { pages, whenSent: (start: () => void) => start() };
     const read = async (cursor: string | undefined, ahead: boolean) => (await feedPage(t!.ctx, request(cursor, { limit: 2, ...(ahead ? { readAhead } : {}) }))).toString('utf8');
 

@@ -4,6 +4,7 @@ import { FeedReadAhead } from '../../src/events/feed-read-ahead.js';
 import { createOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DIALECTS } from '../helpers/db.js';
+import { systemClock } from '../../src/lib/clock.js';
 
 const WRITERS = 8;
 const WRITES_EACH = 25;
@@ -54,7 +55,7 @@ describe.each(DIALECTS)('the feed under concurrent writers (%s)', (dialect) => {
     const seen: string[] = [];
     // A second reader takes full pages read ahead (events/feed-read-ahead.ts) whenever it can: the same promise holds.
     const seenAhead: string[] = [];
-    const readAhead = { pages: new FeedReadAhead(), whenSent: (start: () => void) => start() };
+    const readAhead = { pages: new FeedReadAhead(systemClock), whenSent: (start: () => void) => start() };
     const reader = async (seen: string[], ahead: boolean) => {
       let cursor: string | undefined;
       const waker = new FeedWaker(ctx);
