@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
+import { createEmptyTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
 import { freePort } from '../helpers/server.js';
 import { openSse } from '../helpers/sse.js';
 import { svc } from '../helpers/svc-command.js';
@@ -18,7 +18,7 @@ describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
   let db: TestDatabase;
   let env: Record<string, string>;
   beforeAll(async () => {
-    db = await createTestDatabase(dialect);
+    db = await createEmptyTestDatabase(dialect);
     env = { SVC_DATABASE_URL: db.url, SVC_SECRET_KEY: randomBytes(32).toString('hex'), SVC_LOG_LEVEL: 'warn' };
   });
   afterAll(async () => db.drop());

@@ -13,7 +13,7 @@ import * as m008 from '../../src/db/migrations/008_attempt_diagnostics.js';
 import * as m009 from '../../src/db/migrations/009_record_queries.js';
 import { fieldIndexName } from '../../src/records/query/field-index-store.js';
 import { claim } from '../../src/webhooks/queue/claim.js';
-import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../helpers/db.js';
+import { createEmptyTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../helpers/db.js';
 
 /** The envelope exactly as svc wrote it into every job row before migration 003. */
 const oldEnvelope = (id: string, recordId: string, payload: unknown) =>
@@ -44,7 +44,7 @@ function freshDatabases(): { open(dialect: Dialect): Promise<Database> } {
   });
   return {
     async open(dialect) {
-      testDb = await createTestDatabase(dialect);
+      testDb = await createEmptyTestDatabase(dialect);
       database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
       return database;
     },

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { connect } from '../../src/db/connect.js';
 import { ALL_MIGRATIONS, migrateToLatest, NewerDatabaseError } from '../../src/db/migrate.js';
 import { migrationsToApply, openContext } from '../../src/runtime.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
+import { createEmptyTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
 import { svc } from '../helpers/svc-command.js';
 
 /** SPEC §16 upgrades: `svc migrate --dry-run` lists what a start would apply; a newer database is refused by name. */
@@ -22,7 +22,7 @@ describe.each(DIALECTS)('upgrades (%s)', (dialect) => {
   const config = (url: string) => loadConfig(env(url));
 
   it('migrate --dry-run lists the migrations a start would apply and applies none', async () => {
-    db = await createTestDatabase(dialect);
+    db = await createEmptyTestDatabase(dialect);
     // An install of an older version: every migration but the newest two.
     const database = connect(db.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
     await migrateToLatest(database);
@@ -39,7 +39,7 @@ describe.each(DIALECTS)('upgrades (%s)', (dialect) => {
   }, 120_000);
 
   it('a database migrated by a newer svc is refused at start and by migrate, naming what it does not know', async () => {
-    db = await createTestDatabase(dialect);
+    db = await createEmptyTestDatabase(dialect);
     const database = connect(db.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
     await migrateToLatest(database);
     await sql`insert into svc_migrations (name, timestamp) values ('900_from_the_future', '2027-01-01T00:00:00.000Z')`.execute(database.db);
