@@ -1,10 +1,13 @@
 /**
- * One svc server, one HTTPS receiver and one logged-in browser page per test file: what every independent browser
- * test of the admin UI starts from (SPEC §17, issue 24: each test its own data, any order). ui.test.ts keeps its own
- * sequential walk through first-run setup; the files built on this harness do not depend on each other or on order.
+ * One svc server, one HTTPS receiver and one logged-in browser page per test file: what every browser test of the
+ * admin UI starts from (SPEC §17, issues 24 and 28: each test its own data, passing alone and in any order).
+ * Before each test the harness puts back what a test may have changed: the page blank at 1366 px, no problems
+ * recorded, the receiver answering 200, and the first admin's sessions (the API's and the browser's) valid, made
+ * anew when a test logged out, cleared cookies or logged in as someone else.
  *
  *   const ui = useUi();            // in a describe: starts in beforeAll, closes in afterAll
  *   it('…', async () => { await ui.goto('#/collections'); … });
+ *   useUi({}, { firstAdmin: false })  // no admin yet: the setup link's page (ui.srv.setupToken)
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -73,14 +76,38 @@ const buildOnce = () =>
 
 const axeSource = async () => readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
+const LAPTOP = { width: 1366, height: 860 };
+
+const answerOk = (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+};
+
+/** A new session of the first admin: its cookie (`svc_admin=…`) and CSRF token. */
+async function logIn(url: (path: string) => string): Promise<{ cookie: string; csrf: string }> {
+  const session = await fetch(url('/admin/v1/session'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+  expect(session.status).toBe(200);
+  const { csrfToken } = (await session.json()) as { csrfToken: string };
+  return { cookie: session.headers.getSetCookie().map((c) => c.split(';')[0]).join('; '), csrf: csrfToken };
+}
+
+/** The email of the admin whose session `cookie` is, or null when it is no session (ended, expired, absent). */
+async function sessionOf(url: (path: string) => string, cookie: string): Promise<string | null> {
+  if (!cookie) return null;
+  const res = await fetch(url('/admin/v1/session'), { headers: { cookie } });
+  return res.status === 200 ? ((await res.json()) as { admin: { email: string } }).admin.email : null;
+}
+
 /**
  * Starts everything in beforeAll (a server on SQLite with loopback targets allowed and a receiver it trusts, the
  * first admin, a browser logged in at 1366 × 860) and closes it in afterAll. Call inside `describe.skipIf(!hasChromium)`.
+ * `firstAdmin: false` leaves the server without an admin and the browser without a session.
  */
-export function useUi(env: Record<string, string> = {}): Ui {
+export function useUi(env: Record<string, string> = {}, options: { firstAdmin?: boolean } = {}): Ui {
+  const firstAdmin = options.firstAdmin ?? true;
   const ui = { problems: [] as string[] } as Ui;
   let browser: Browser;
   let tmp: string;
+  /** The harness's own session, for ui.admin: never the browser's, so a test's logout or password change spares it. */
   let csrf = '';
   let cookie = '';
 
@@ -101,17 +128,16 @@ export function useUi(env: Record<string, string> = {}): Ui {
     });
     ui.url = (path) => new URL(path, ui.srv.baseUrl).toString();
 
-    // The first admin through the API, then a session: the browser gets the same cookie.
-    const setup = await fetch(ui.url('/admin/v1/setup'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: ui.srv.setupToken, email: EMAIL, password: PASSWORD }),
-    });
-    expect(setup.status).toBe(201);
-    const session = await fetch(ui.url('/admin/v1/session'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
-    expect(session.status).toBe(200);
-    csrf = (await session.json()).csrfToken;
-    cookie = session.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    if (firstAdmin) {
+      // The first admin through the API, then the harness's session.
+      const setup = await fetch(ui.url('/admin/v1/setup'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: ui.srv.setupToken, email: EMAIL, password: PASSWORD }),
+      });
+      expect(setup.status).toBe(201);
+      ({ cookie, csrf } = await logIn(ui.url));
+    }
     ui.admin = async (method, path, body) => {
       const res = await fetch(ui.url(path), {
         method,
@@ -142,9 +168,7 @@ export function useUi(env: Record<string, string> = {}): Ui {
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
-    ui.context = await browser.newContext({ viewport: { width: 1366, height: 860 } });
-    const [name, value] = cookie.split('=') as [string, string];
-    await ui.context.addCookies([{ name, value, url: ui.url('/admin/') }]);
+    ui.context = await browser.newContext({ viewport: LAPTOP });
     ui.page = await ui.context.newPage();
     ui.page.setDefaultTimeout(10_000);
     ui.page.on('pageerror', (err) => ui.problems.push(`page error: ${err.message}`));
@@ -165,7 +189,7 @@ export function useUi(env: Record<string, string> = {}): Ui {
       await ui.page.screenshot({ path: join(SCREENSHOTS, `${name}-1366.png`), fullPage: true });
       await ui.page.setViewportSize({ width: 390, height: 844 });
       await ui.page.screenshot({ path: join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
-      await ui.page.setViewportSize({ width: 1366, height: 860 });
+      await ui.page.setViewportSize(LAPTOP);
     };
     const axe = await axeSource();
     ui.axe = async () => {
@@ -184,6 +208,24 @@ export function useUi(env: Record<string, string> = {}): Ui {
         return { by: document.documentElement.scrollWidth - window.innerWidth, wide: wide.slice(0, 5) };
       });
   }, 120_000);
+
+  beforeEach(async () => {
+    await ui.page.goto('about:blank');
+    await ui.page.setViewportSize(LAPTOP);
+    ui.problems.length = 0;
+    ui.receiver.setHandler(answerOk);
+    if (!firstAdmin) return;
+    if ((await sessionOf(ui.url, cookie)) !== EMAIL) ({ cookie, csrf } = await logIn(ui.url));
+    // The browser's session: the first admin's own, not the harness's (a logout in the page would end both).
+    const browserCookie = (await ui.context.cookies(ui.url('/admin/'))).filter((c) => c.name === 'svc_admin').map((c) => `${c.name}=${c.value}`).join('; ');
+    if ((await sessionOf(ui.url, browserCookie)) !== EMAIL) {
+      await ui.context.clearCookies();
+      const [name, value] = (await logIn(ui.url)).cookie.split('=') as [string, string];
+      // As the server sets it (Path=/admin): a cookie of another path would stay beside the one a login in the page
+      // sets, and be sent first.
+      await ui.context.addCookies([{ name, value, domain: new URL(ui.srv.baseUrl).hostname, path: '/admin', httpOnly: true, sameSite: 'Strict' }]);
+    }
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
