@@ -123,10 +123,11 @@ type PageBytes = Omit<FullPage, 'fullThrough'> & { fullThrough: FeedPosition | n
 
 /**
  * The page's list JSON around the items the database joined (feed-store.ts readFeedPage), in one buffer. Full when
- * the limit or the byte budget cut it: then its cursor is its last event, else the head.
+ * the limit, the byte budget or a filtered read's scan bound (DialectCapabilities.feedScanRows) cut it: then its cursor is its last event,
+ * else the head.
  */
 function page(p: JoinedPage, after: FeedPosition, req: FeedPageRequest): PageBytes {
-  const full = p.kept < p.read || p.read === req.limit;
+  const full = p.kept < p.read || p.read === req.limit || p.more;
   const next = full && p.last ? p.last : laterOf(p.head, after);
   const position = { tx: next.tx, position: next.position };
   const close = `${FRAME_CLOSE}${JSON.stringify(encodeFeedCursor(position))}}`;

@@ -92,6 +92,7 @@ const caps: DialectCapabilities = {
           select a.backend_xid::text from pg_stat_activity a where a.backend_xid is not null and a.datname is distinct from current_database())),
       pg_snapshot_xmax(pg_current_snapshot())::text::bigint))`,
   feedHorizonOnce: true,
+  feedScanRows: null,
   textBytes: (value) => sql<string | null>`${value}`,
   keepPlan,
   idIn: (ids) => sql<boolean>`id = any(array(${ids}))`,
