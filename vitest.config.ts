@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    // SVC_TEST_REQUIRE's services checked, and PostgreSQL's migrated template built, once before any test file.
+    globalSetup: ['packages/server/test/global-setup.ts'],
   },
 });

@@ -1,13 +1,14 @@
 import { createClient } from 'redis';
+import { provided } from '../../../server/test/helpers/required.js';
 
 export type RedisTestClient = ReturnType<typeof createClient>;
 
 /**
- * The Redis to test against: `SVC_TEST_REDIS_URL`, or undefined (the suite is skipped). CI sets it (`.ci/run` starts
- * a Redis when none answers).
+ * The Redis to test against: `SVC_TEST_REDIS_URL`, or undefined (the suite is skipped; with SVC_TEST_REQUIRE naming
+ * redis, an error instead). CI sets it (`.ci/run` starts a Redis when none answers).
  */
 export function redisUrl(): string | undefined {
-  return process.env.SVC_TEST_REDIS_URL || undefined;
+  return provided('redis', process.env.SVC_TEST_REDIS_URL ?? '') || undefined;
 }
 
 export async function connectRedis(url: string): Promise<RedisTestClient> {

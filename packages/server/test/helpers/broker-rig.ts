@@ -13,17 +13,18 @@ import { routeByType } from '../../src/webhooks/senders/route-by-type.js';
 import { DeliveryWorker } from '../../src/webhooks/worker/worker.js';
 import { createTestApp, type TestApp } from './app.js';
 import type { Dialect } from './db.js';
+import { provided } from './required.js';
 import { waitFor } from './wait.js';
 
 /**
  * The brokers the broker tests deliver into, as CI starts them on loopback (README, Development). Unset: those tests
- * are skipped, as the SDK's Redis store tests are without SVC_TEST_REDIS_URL. Each test uses names of its own (a
- * stream, an exchange and queue, a key prefix) and removes them.
+ * are skipped, as the SDK's Redis store tests are without SVC_TEST_REDIS_URL (unless SVC_TEST_REQUIRE names them: then
+ * an error). Each test uses names of its own (a stream, an exchange and queue, a key prefix) and removes them.
  */
 export const BROKER_URLS = {
-  nats: process.env.SVC_TEST_NATS_URL ?? '',
-  amqp: process.env.SVC_TEST_AMQP_URL ?? '',
-  redis: process.env.SVC_TEST_REDIS_URL ?? '',
+  nats: provided('nats', process.env.SVC_TEST_NATS_URL ?? ''),
+  amqp: provided('amqp', process.env.SVC_TEST_AMQP_URL ?? ''),
+  redis: provided('redis', process.env.SVC_TEST_REDIS_URL ?? ''),
 };
 
 /** A name no other test (or run) uses: lower-case letters and digits, valid in every broker's names. */

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { connect } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { provided } from './required.js';
 
 /**
  * Every database-backed suite loops over DIALECTS: SQLite always, PostgreSQL when SVC_TEST_POSTGRES_URL is set.
@@ -13,7 +14,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
  */
 export type Dialect = 'sqlite' | 'postgres';
 
-export const POSTGRES_URL = process.env.SVC_TEST_POSTGRES_URL ?? '';
+export const POSTGRES_URL = provided('postgres', process.env.SVC_TEST_POSTGRES_URL ?? '');
 export const DIALECTS: Dialect[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
 export interface TestDatabase {
