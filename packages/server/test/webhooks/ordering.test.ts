@@ -1,22 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/db.js';
 import { createDeliveryRig, type DeliveryRig } from '../helpers/delivery.js';
+import { seeded } from '../helpers/seeded.js';
 import { waitFor } from '../helpers/wait.js';
 
 const RECORDS = 50;
 const UPDATES_PER_RECORD = 20;
-
-/** A small seeded generator, so a failing run can be replayed (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * SPEC §9 `ordering: "record"` under failures: a real HTTPS receiver answers 500 to about a third of all attempts,
@@ -83,7 +72,8 @@ describe.each(DIALECTS)('per-record ordering (%s)', (dialect) => {
   }, 240_000);
 
   it('a retried dead job of a record waits for the record\'s job in flight, then goes (never two at once)', async () => {
-    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_RETRY_SCHEDULE: '0s' });
+    // The attempt held at the receiver must outlast the test's steps, however slow the machine: no timeout and retry.
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_RETRY_SCHEDULE: '0s', SVC_WEBHOOK_TIMEOUT_MS: '30000' });
     const seen: string[] = [];
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
@@ -118,15 +108,19 @@ describe.each(DIALECTS)('per-record ordering (%s)', (dialect) => {
     expect(retried.statusCode).toBe(200);
     expect(retried.json().state).toBe('pending'); // held is shown as pending
     expect((await jobs())[0]!.state).toBe('held');
-    // Long enough for a worker to claim a pending job (it is woken at once): were it pending, it would arrive now.
-    await new Promise((r) => setTimeout(r, 500));
+    // A claim round, as a wake-up runs it, with room on the target (8 per process, 1 in flight): a pending job would be
+    // taken by it. The held one stays held and is not sent.
+    await rig.worker.claimNow();
+    expect((await jobs()).map((j) => j.state)).toEqual(['held', 'delivering']);
+    expect(seen).toEqual(['v1 in', 'v2 in']);
     open();
     await waitFor(async () => (await jobs()).every((j) => j.state === 'delivered'), 'both delivered');
     expect(seen).toEqual(['v1 in', 'v2 in', 'v2 out', 'v1 in']);
   });
 
   it('ordering switched on while a record\'s version is in flight: the next version waits for it', async () => {
-    rig = await createDeliveryRig(dialect);
+    // Version 1 held at the receiver must outlast the test's steps, however slow the machine: no timeout and retry.
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_TIMEOUT_MS: '30000' });
     const seen: string[] = [];
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
@@ -149,8 +143,10 @@ describe.each(DIALECTS)('per-record ordering (%s)', (dialect) => {
     expect(patched.statusCode).toBe(200);
     const states = async () => (await rig.ctx.database.db.selectFrom('delivery_jobs').select('state').where('webhook_id', '=', webhookId).orderBy('id').execute()).map((j) => j.state);
     expect(await states()).toEqual(['delivering', 'held']);
-    // Long enough for a worker to claim a pending job (it is woken at once): were version 2 not held, it would arrive now.
-    await new Promise((r) => setTimeout(r, 500));
+    // A claim round with room on the target: were version 2 pending, it would be taken now. Held, it stays.
+    await rig.worker.claimNow();
+    expect(await states()).toEqual(['delivering', 'held']);
+    expect(seen).toEqual(['v1 in']);
     open();
     await waitFor(async () => (await states()).every((s) => s === 'delivered'), 'both delivered');
     expect(seen).toEqual(['v1 in', 'v1 out', 'v2 in']);
