@@ -4,11 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/db.js';
 import { createDeliveryRig, type DeliveryRig } from '../helpers/delivery.js';
 import { exited, spawnSvc } from '../helpers/processes.js';
+import { seeded, seedFrom } from '../helpers/seeded.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
  * A `svc worker` process is killed with SIGKILL again and again while records are written; after a last restart
  * every committed event must reach the receiver (lost = 0). Duplicates are allowed (at least once) and counted.
+ * How long each worker lives before its kill comes from a seeded generator: the seed is printed, and
+ * SVC_CRASH_SEED=<seed> replays those kill times (where a kill lands in the worker's work still varies with the machine).
  */
 describe.each(DIALECTS)('crash safety (%s)', (dialect) => {
   let rig: DeliveryRig;
@@ -43,10 +46,13 @@ describe.each(DIALECTS)('crash safety (%s)', (dialect) => {
         committed.push(rec.id);
       }
     })();
+    const seed = seedFrom('SVC_CRASH_SEED');
+    const random = seeded(seed);
+    console.log(`[crash-safety ${dialect}] seed ${seed} (SVC_CRASH_SEED=${seed} replays the kill times)`);
     let kills = 0;
     for (let round = 0; round < 6; round++) {
       const worker = spawnSvc(['worker'], env);
-      await new Promise((r) => setTimeout(r, 600 + Math.floor(Math.random() * 600)));
+      await new Promise((r) => setTimeout(r, 600 + Math.floor(random() * 600)));
       worker.kill('SIGKILL');
       await exited(worker);
       kills++;
@@ -72,10 +78,10 @@ describe.each(DIALECTS)('crash safety (%s)', (dialect) => {
     const unique = new Set(received);
     const lost = committed.length - new Set(rig.receiver.requests.map((r) => JSON.parse(r.body).recordId)).size;
     const duplicates = received.length - unique.size;
-    console.log(`[crash-safety ${dialect}] committed=${committed.length} kills=${kills} delivered=${unique.size} lost=${lost} duplicates=${duplicates}`);
-    expect(lost).toBe(0);
-    expect(unique.size).toBe(committed.length);
+    console.log(`[crash-safety ${dialect}] seed=${seed} committed=${committed.length} kills=${kills} delivered=${unique.size} lost=${lost} duplicates=${duplicates}`);
+    expect(lost, `SVC_CRASH_SEED=${seed}`).toBe(0);
+    expect(unique.size, `SVC_CRASH_SEED=${seed}`).toBe(committed.length);
     const states = await rig.ctx.database.db.selectFrom('delivery_jobs').select('state').execute();
-    expect(states.every((s) => s.state === 'delivered')).toBe(true);
+    expect(states.every((s) => s.state === 'delivered'), `SVC_CRASH_SEED=${seed}`).toBe(true);
   }, 180_000);
 });
