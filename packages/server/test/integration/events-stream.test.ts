@@ -106,8 +106,13 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
     const third = all.events()[2]!;
     const rest = (await t.app.inject({ method: 'GET', url: `/api/v1/events?after=${third.id}`, headers: { authorization: `Bearer ${token}` } })).json();
     expect(rest.items.map((e: { recordId: string }) => e.recordId)).toEqual([b, n2]);
-    await new Promise((r) => setTimeout(r, 100));
-    expect([all, notes, updates].map((c) => c.events().length)).toEqual([5, 2, 1]);
+    // Nothing more came, and nothing twice: a last event every stream takes (an update of a note) arrives after
+    // anything the batch could still have sent, and each stream holds exactly what it should before it.
+    await f.update('notes', n2, { title: 'n2 again' });
+    await waitFor(() => [all, notes, updates].every((c) => ids(c).at(-1) === n2 && c.events().at(-1)!.event === 'record.updated'), 'the last event on every stream');
+    expect(ids(all)).toEqual([a, n1, a, b, n2, n2]);
+    expect(ids(notes)).toEqual([n1, n2, n2]);
+    expect(ids(updates)).toEqual([a, n2]);
   });
 
   it('replays what was missed from Last-Event-ID (which wins over after), then goes on live', async () => {
@@ -142,7 +147,8 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
     // Catching up from the start while the live reader runs: the hand-over must lose and repeat nothing.
     const late: SseClient[] = [];
     for (let i = 0; i < 6; i++) {
-      await new Promise((r) => setTimeout(r, 20));
+      // Each joins after some more writes than the one before, while the writes go on.
+      await waitFor(() => writes.length >= 8 * (i + 1), `write ${8 * (i + 1)}`);
       late.push(await openSse(`${base}/api/v1/events/stream`, { authorization: `Bearer ${await reader()}`, 'last-event-id': origin }));
     }
     clients.push(...late);
@@ -156,9 +162,14 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
       await waitFor(() => c.events().length >= all.length, 'every event for a live client');
       expect(ids(c)).toEqual(all);
     }
-    await new Promise((r) => setTimeout(r, 200));
-    for (const c of [...late, ...clientsLive]) expect(c.events().length).toBe(all.length);
-  });
+    // Nothing after them either: one more event reaches every client next, with no repeat of an earlier one before it.
+    const last = await write('issues', 'last');
+    for (const c of [...late, ...clientsLive]) {
+      await waitFor(() => ids(c).includes(last), 'the last event on every client');
+      expect(ids(c)).toEqual([...all, last]);
+    }
+    // 61 writes and 14 streams: 10 s on a quiet machine, past 30 s at a load of 25.
+  }, 90_000);
 
   it('at most SVC_STREAMS_PER_TOKEN streams per token: rate_limited beyond, and a closed one frees its place', async () => {
     await start({ SVC_STREAMS_PER_TOKEN: '2' });
@@ -287,7 +298,9 @@ describe.each(DIALECTS)('GET /api/v1/events/stream (%s)', (dialect) => {
     expect(admin.status).toBe(200);
     const noCsrf = await openSse(`${base}/admin/v1/events/stream`, { cookie: t.admin.cookie });
     expect(noCsrf.status).toBe(403);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Node checks the request timeout every 50 ms here (app.ts): five pings, 100 ms apart, is the stream open and
+    // written to for 2.5 times the 200 ms timeout. A stream the timeout cut would send no more and fail this wait.
+    await waitFor(() => admin.frames.filter((f) => f.comment === 'ping').length >= 5, 'five pings on the admin stream');
     const a = await write('issues', 'a');
     const n = await write('notes', 'n');
     await waitFor(() => admin.events().length === 2, 'both events');
