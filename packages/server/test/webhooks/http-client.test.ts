@@ -50,7 +50,6 @@ function expectResponse(outcome: AttemptOutcome): Extract<AttemptOutcome, { kind
 function expectFailure(outcome: AttemptOutcome, code: string): void {
   expect(outcome).toMatchObject({ kind: 'failure', code, message: expect.any(String) });
 }
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('answers', () => {
   it('POSTs the body and headers and reports a 200', async () => {
@@ -70,9 +69,12 @@ describe('answers', () => {
     const second = await startHttpsReceiver();
     try {
       receiver.setHandler((_req, res) => res.writeHead(307, { location: localUrl(second, '/elsewhere') }).end());
-      const outcome = expectResponse(await client({ ca: [receiver.ca, second.ca] }).send({ url: localUrl(receiver), ...request }));
+      const c = client({ ca: [receiver.ca, second.ca] });
+      const outcome = expectResponse(await c.send({ url: localUrl(receiver), ...request }));
       expect(outcome.statusCode).toBe(307);
-      await sleep(200);
+      // Closing waits for every request the client has under way: a redirect followed behind the answer's back
+      // would have reached the second receiver by then.
+      await c.close();
       expect(second.requests).toHaveLength(0);
       expect(second.connections).toBe(0);
     } finally {
@@ -121,6 +123,8 @@ describe('time and size bounds', () => {
   it('reads only the head of a 100 MB body', async () => {
     const total = 100 * 1024 * 1024;
     let written = 0;
+    let stopped!: () => void;
+    const writing = new Promise<void>((resolve) => (stopped = resolve));
     receiver.setHandler(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(total) });
       const chunk = Buffer.alloc(64 * 1024, 'é'.repeat(32 * 1024));
@@ -131,13 +135,17 @@ describe('time and size bounds', () => {
         if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
       }
       res.end();
+      stopped();
     });
     const started = Date.now();
     const outcome = expectResponse(await client().send({ url: localUrl(receiver), ...request }));
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(Buffer.byteLength(outcome.snippet)).toBeLessThanOrEqual(1024);
     expect(outcome.snippet).toBe('é'.repeat(512));
-    await sleep(300);
+    // The receiver writes until the client closes the connection (or all 100 MB went): what it wrote by then. A client
+    // that kept the connection open without reading would hold the receiver at its write: that fails here too.
+    const kept = await Promise.race([writing.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 10_000).unref())]);
+    expect(kept, 'the client left the connection open').toBe(false);
     expect(written).toBeLessThan(total / 4);
   });
 
@@ -173,13 +181,17 @@ describe('time and size bounds', () => {
   });
 
   it('stops when the caller aborts', async () => {
-    receiver.setHandler(() => {});
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const started = Date.now();
+    // Aborted once the request is at the receiver, which never answers: the send ends soon after the abort.
+    let abortedAt = 0;
+    receiver.setHandler(() => {
+      abortedAt = Date.now();
+      controller.abort();
+    });
     const outcome = await client().send({ url: localUrl(receiver), ...request }, controller.signal);
     expect(outcome.kind).toBe('failure');
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(abortedAt).toBeGreaterThan(0);
+    expect(Date.now() - abortedAt).toBeLessThan(1_000);
   });
 });
 
