@@ -17,6 +17,11 @@ describe.each(DIALECTS)('svc-sdk events against svc (%s)', (dialect) => {
     client = createClient({ baseUrl: s.baseUrl, token });
   });
   afterAll(async () => s?.close());
+  /** A gauge of svc's /metrics (no SVC_METRICS_TOKEN in tests). */
+  const gauge = async (name: string): Promise<number> => {
+    const text = await (await fetch(`${s.baseUrl}/metrics`)).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  };
 
   it('list() follows the feed with long-polls; its cursor moves past a page once every event of it was taken', async () => {
     const start = (await client.events.page({ after: 'now' })).nextCursor;
@@ -27,9 +32,10 @@ describe.each(DIALECTS)('svc-sdk events against svc (%s)', (dialect) => {
     expect(((await events.next()).value as FeedEvent).recordId).toBe(a.id);
     expect(((await events.next()).value as FeedEvent).recordId).toBe(b.id);
     expect(feed.cursor).toBe(start);
-    // The next call finishes the page (the cursor moves) and long-polls until c commits.
+    // The next call finishes the page (the cursor moves) and long-polls until c commits: c is written once svc
+    // counts the poll as waiting.
     const pending = events.next();
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntilAsync(async () => (await gauge('svc_feed_long_polls_waiting')) === 1);
     const c = await write('c');
     const third = (await pending).value as FeedEvent;
     expect(third.recordId).toBe(c.id);
@@ -44,15 +50,19 @@ describe.each(DIALECTS)('svc-sdk events against svc (%s)', (dialect) => {
     // A fetch whose stream connections the test can drop, as a proxy restart would.
     const live = new Set<AbortController>();
     let connects = 0;
+    let answered = 0;
     const droppable = createClient({
       baseUrl: s.baseUrl,
       token,
-      fetch: (request) => {
+      fetch: async (request) => {
         if (!request.url.includes('/events/stream')) return fetch(request);
         connects++;
         const cut = new AbortController();
         live.add(cut);
-        return fetch(new Request(request, { signal: AbortSignal.any([cut.signal, request.signal]) }));
+        const response = await fetch(new Request(request, { signal: AbortSignal.any([cut.signal, request.signal]) }));
+        // svc sends a stream's headers once it has joined the feed: an event committed from now on is in it.
+        answered++;
+        return response;
       },
     });
     const stop = new AbortController();
@@ -64,8 +74,7 @@ describe.each(DIALECTS)('svc-sdk events against svc (%s)', (dialect) => {
         if (received.length === 6) stop.abort();
       }
     })();
-    await waitUntil(() => connects === 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil(() => answered === 1);
     const written = [await write('1'), await write('2'), await write('3')];
     await waitUntil(() => received.length === 3);
     for (const cut of live) cut.abort();
@@ -89,8 +98,12 @@ describe.each(DIALECTS)('svc-sdk events against svc (%s)', (dialect) => {
 });
 
 async function waitUntil(check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  await waitUntilAsync(async () => check(), timeoutMs);
+}
+
+async function waitUntilAsync(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 20));
   }
