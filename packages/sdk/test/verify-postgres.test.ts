@@ -74,8 +74,23 @@ describe.skipIf(!url)('PostgresDedupeStore (real PostgreSQL)', () => {
     expect((await pool.query(`SELECT id FROM ${own}`)).rows).toEqual([{ id: 'del_long' }]);
   });
 
-  it('uses svc_webhook_deliveries by default and refuses unsafe table names', () => {
-    expect(() => new PostgresDedupeStore(pool)).not.toThrow();
+  it('uses svc_webhook_deliveries by default and refuses unsafe table names', async () => {
+    // A schema of its own first on the search path: the unqualified default table lands there, and nowhere else.
+    const own = `${schema}_default`;
+    await pool.query(`CREATE SCHEMA "${own}"`);
+    const scoped = new pg.Pool({ connectionString: url, max: 2, options: `-c search_path="${own}"` });
+    try {
+      const store = new PostgresDedupeStore(scoped);
+      await store.ensureSchema();
+      expect(await store.claim('del_default_table', 'token', 60)).toBe('claimed');
+      const tables = await pool.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [own]);
+      expect(tables.rows).toEqual([{ table_name: 'svc_webhook_deliveries' }]);
+      const rows = await pool.query(`SELECT id, state, token FROM "${own}".svc_webhook_deliveries`);
+      expect(rows.rows).toEqual([{ id: 'del_default_table', state: 'in_progress', token: 'token' }]);
+    } finally {
+      await scoped.end();
+      await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
+    }
     for (const name of ['a;drop table x', 'a.b.c', '"x"', '', '1abc']) {
       expect(() => new PostgresDedupeStore(pool, { table: name }), name).toThrow(TypeError);
     }
