@@ -187,7 +187,7 @@ describe.skipIf(!hasChromium)('deliveries: search, filters, compact table, bulk 
       await untrusted.close();
     }
     expect(ui.problems).toEqual([]);
-  });
+  }, 90_000); // 35 jobs written and failed, then the page at two widths: 22 to 30 s on a loaded two-core machine
 
   it('says a disabled target’s job is held, instead of a next attempt in the past', async () => {
     await ui.collection('ds_held', [{ name: 'title', type: 'text' }]);
