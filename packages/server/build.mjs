@@ -24,6 +24,9 @@ const plugins = withoutTracing
   ? [{ name: 'without-tracing', setup: (b) => b.onLoad({ filter: /[\\/]src[\\/]tracing[\\/]tracing\.ts$/ }, () => ({ contents: NO_TRACING, loader: 'ts' })) }]
   : [];
 
-await build({ ...common, plugins, entryPoints: ['src/cli/main.ts'], outfile: `${out}/svc.mjs` });
-// SQLite's reader threads (db/dialects/sqlite-readers.ts) load their script from beside the bundle.
-await build({ ...common, plugins, entryPoints: ['src/db/dialects/sqlite-reader-thread.ts'], outfile: `${out}/sqlite-reader-thread.js` });
+const bundles = [
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/svc.mjs' },
+  // SQLite's reader threads (db/dialects/sqlite-readers.ts) load their script from beside the bundle.
+  { entryPoints: ['src/db/dialects/sqlite-reader-thread.ts'], outfile: 'dist/sqlite-reader-thread.js' },
+];
+for (const b of bundles) await build({ ...common, plugins, ...b, outfile: b.outfile.replace(/^dist\//, `${out}/`) });
