@@ -6,7 +6,7 @@ import { newId } from '../lib/ids.js';
 
 /**
  * The events table's writes: an event is written inside its record write's transaction, by the delivery engine's
- * enqueue (webhooks/queue/enqueue.ts) beside its jobs, and its trace context after it (webhooks/outbox.ts). What the
+ * enqueue (webhooks/queue/enqueue.ts) beside its jobs, with the trace context of its write's span. What the
  * feed reads back (feed-store.ts) is decided here: which events are in the feed, at which position, with which JSON.
  */
 
@@ -21,17 +21,25 @@ export interface NewEvent {
   createdAt: number;
   /** In the feed (at the next position, SPEC §7), or not: a `webhook.test` event is for its one target only. */
   inFeed: boolean;
+  /** The write span's context (SPEC §15, migration 019), or null: not traced. */
+  trace: EventTrace | null;
+}
+
+/** A span context as the W3C headers carry it, stored with an event. */
+export interface EventTrace {
+  readonly traceparent: string;
+  readonly tracestate: string | null;
 }
 
 /**
  * A new event with its id. Record changes are feed events, and their payload names the event (SPEC §7); a
  * webhook.test is neither.
  */
-export function newEvent(e: { topic: string; collection: string; recordId: string; payload: Record<string, unknown> }, now: number): NewEvent {
+export function newEvent(e: { topic: string; collection: string; recordId: string; payload: Record<string, unknown> }, now: number, trace: EventTrace | null = null): NewEvent {
   const id = newId('evt', now);
   const inFeed = e.topic !== 'webhook.test';
   const payloadJson = JSON.stringify(inFeed ? { ...e.payload, eventId: id } : e.payload);
-  return { id, topic: e.topic, collection: e.collection, recordId: e.recordId, payloadJson, createdAt: now, inFeed };
+  return { id, topic: e.topic, collection: e.collection, recordId: e.recordId, payloadJson, createdAt: now, inFeed, trace };
 }
 
 /**
@@ -43,45 +51,44 @@ export const feedEventPrefix = (e: { id: string; topic: string; collection: stri
   `{"id":${JSON.stringify(e.id)},"topic":${JSON.stringify(e.topic)},"collection":${JSON.stringify(e.collection)},"recordId":${JSON.stringify(e.recordId)},"occurredAt":"${new Date(e.createdAt).toISOString()}","payload":`;
 
 const EVENT_COLUMNS = ['id', 'topic', 'collection', 'record_id', 'payload', 'created_at', 'json_prefix'] as const;
+const TRACED_COLUMNS = [...EVENT_COLUMNS, 'traceparent', 'tracestate'] as const;
 
 /**
  * Writes the events in the caller's transaction, in order, one insert for the feed's and one for the others: feed
- * events each at the next position (`tx`, `position`), waking feed readers in every process at commit.
+ * events each at the next position (`tx`, `position`), waking feed readers in every process at commit. A traced
+ * write's events carry its context in the same insert (its own statement text); an untraced one's insert names no
+ * trace column at all, as before tracing existed (SPEC §15: nothing measurable spent when it is off).
  */
 export async function writeEvents(trx: Kysely<Tables>, caps: DialectCapabilities, events: readonly NewEvent[]): Promise<void> {
+  const traced = events.some((e) => e.trace !== null);
   const feed: Array<unknown[]> = [];
   const other: Array<unknown[]> = [];
   for (const e of events) {
     const prefix = e.inFeed ? feedEventPrefix(e) : null;
-    (e.inFeed ? feed : other).push([e.id, e.topic, e.collection, e.recordId, e.payloadJson, e.createdAt, prefix]);
+    const row = [e.id, e.topic, e.collection, e.recordId, e.payloadJson, e.createdAt, prefix];
+    if (traced) row.push(e.trace?.traceparent ?? null, e.trace?.tracestate ?? null);
+    (e.inFeed ? feed : other).push(row);
   }
-  await insertFeedEvents(trx, caps, feed);
-  await insertRows(trx, { name: 'events-insert-unfed', table: 'events', columns: [...EVENT_COLUMNS, 'tx', 'position'] }, other.map((row) => [...row, null, null]));
+  const [columns, suffix] = traced ? [TRACED_COLUMNS, '-traced'] : [EVENT_COLUMNS, ''];
+  await insertFeedEvents(trx, caps, feed, columns, suffix);
+  await insertRows(trx, { name: `events-insert-unfed${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'] }, other.map((row) => [...row, null, null]));
 }
 
 /** The feed's events, each at the next position (`tx`, `position`), woken readers in every process at commit. */
-async function insertFeedEvents(trx: Kysely<Tables>, caps: DialectCapabilities, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+async function insertFeedEvents(
+  trx: Kysely<Tables>,
+  caps: DialectCapabilities,
+  rows: ReadonlyArray<readonly unknown[]>,
+  columns: readonly (keyof Tables['events'] & string)[],
+  suffix: string,
+): Promise<void> {
   if (rows.length === 0) return;
   const at = await caps.eventPositions(trx, rows.length);
   const wrap = caps.withFeedNotice;
   if ('values' in at) {
-    const spec = { name: 'events-insert-feed-values', table: 'events', columns: [...EVENT_COLUMNS, 'tx', 'position'], wrap } as const;
+    const spec = { name: `events-insert-feed-values${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'], wrap } as const;
     await insertRows(trx, spec, rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]));
   } else {
-    await insertRows(trx, { name: 'events-insert-feed-expressions', table: 'events', columns: EVENT_COLUMNS, fixed: at.expressions, wrap }, rows);
+    await insertRows(trx, { name: `events-insert-feed-expressions${suffix}`, table: 'events', columns, fixed: at.expressions, wrap }, rows);
   }
-}
-
-/**
- * The write span's context stored with the events just written (SPEC §15, migration 019). A statement of its own,
- * after the inserts, so that the insert stays one text whether a write is traced or not; it costs one update by
- * primary key per traced transaction and nothing when tracing is off.
- */
-export async function storeEventTrace(
-  trx: Kysely<Tables>,
-  eventIds: readonly string[],
-  trace: { readonly traceparent: string; readonly tracestate: string | null },
-): Promise<void> {
-  if (eventIds.length === 0) return;
-  await trx.updateTable('events').set({ traceparent: trace.traceparent, tracestate: trace.tracestate }).where('id', 'in', eventIds).execute();
 }

@@ -84,7 +84,7 @@ export async function runBatch(
   const collections = await authorizeAll(ctx, (c, exists) => caller.authorize(c, exists), operations);
   // Hashed only under a key: the hash is of the whole body, and most batches carry none.
   const idempotency = idempotencyKey === undefined ? undefined : { tokenId: caller.tokenId, key: idempotencyKey, requestHash: sha256Hex(`batch\0${JSON.stringify(operations)}`) };
-  return writeOnce<BatchResult[]>(ctx, outbox, idempotency, async (trx, now) => {
+  return writeOnce<BatchResult[]>(ctx, outbox, idempotency, async (trx, now, outbox) => {
     const results: BatchResult[] = [];
     const jobs: Array<Enqueued | null> = [];
     // Consecutive creates are written together, before the next operation that reads what came before it (a PATCH

@@ -47,7 +47,7 @@ export async function createManyInTransaction(
 ): Promise<Written[]> {
   const records = creates.map(({ collection, data }): StoredRecord => ({ id: newId('rec', now), collection: collection.name, version: 1, data, createdAt: now, updatedAt: now }));
   await insertRecords(trx, records);
-  for (const r of records) outbox.tracer?.note({ 'svc.collection': r.collection, 'svc.record.id': r.id });
+  for (const r of records) outbox.note({ 'svc.collection': r.collection, 'svc.record.id': r.id });
   const json = records.map(recordJson);
   const occurredAt = iso(now);
   const events = creates.map(({ collection }, i) =>
@@ -68,7 +68,7 @@ export async function patchInTransaction(
   clockNow: number,
 ): Promise<Written> {
   const { id, data, ifMatch } = change;
-  outbox.tracer?.note({ 'svc.collection': collection.name, 'svc.record.id': id });
+  outbox.note({ 'svc.collection': collection.name, 'svc.record.id': id });
   const before = await findRecord(trx, collection.name, id);
   if (!before) throw new AppError('not_found', 'No such record in this collection.');
   if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
@@ -100,7 +100,7 @@ export async function removeInTransaction(
   now: number,
 ): Promise<Enqueued> {
   const { id, ifMatch } = change;
-  outbox.tracer?.note({ 'svc.collection': collection.name, 'svc.record.id': id });
+  outbox.note({ 'svc.collection': collection.name, 'svc.record.id': id });
   const before = await findRecord(trx, collection.name, id);
   if (!before) throw new AppError('not_found', 'No such record in this collection.');
   if (ifMatch !== null && ifMatch !== before.version) throw new AppError('precondition_failed', `The record is at version ${before.version}.`);
@@ -108,10 +108,6 @@ export async function removeInTransaction(
   const event = judged(collection, { topic: 'record.deleted' as const, collection: collection.name, recordId: id, payload: { record: recordJson(before), occurredAt: iso(now) } });
   return outbox.enqueue(trx, event, now);
 }
-
-/** `fn` in the span of a write's transaction: its records (`svc.collection`, `svc.record.id`), their event and jobs. */
-const transaction = <T>(outbox: Outbox, fn: () => Promise<T>): Promise<T> => (outbox.tracer ? outbox.tracer.inSpan('svc.transaction', fn) : fn());
-const bound = <A extends unknown[], R>(outbox: Outbox, fn: (...args: A) => R): ((...args: A) => R) => (outbox.tracer ? outbox.tracer.bind(fn) : fn);
 
 export interface Idempotency {
   tokenId: string;
@@ -135,11 +131,10 @@ export async function writeOnce<T>(
   ctx: Context,
   outbox: Outbox,
   idempotency: Idempotency | undefined,
-  work: (trx: Kysely<Tables>, now: number) => Promise<{ status: number; value: T; jobs: ReadonlyArray<Enqueued | null> }>,
+  work: (trx: Kysely<Tables>, now: number, outbox: Outbox) => Promise<{ status: number; value: T; jobs: ReadonlyArray<Enqueued | null> }>,
 ): Promise<Replayable<T>> {
-  const attempt = async (): Promise<Replayable<T> & { jobs: ReadonlyArray<Enqueued | null> }> =>
-    // Bound to the transaction span: a group commit may run this write from another request's turn of the loop.
-    ctx.database.write(bound(outbox, async (trx: Kysely<Tables>) => {
+  const attempt = async (traced: Outbox): Promise<Replayable<T> & { jobs: ReadonlyArray<Enqueued | null> }> =>
+    ctx.database.write(async (trx: Kysely<Tables>) => {
       const now = ctx.clock.now();
       if (idempotency) {
         const seen = await findIdempotent(trx, idempotency.tokenId, idempotency.key, now);
@@ -148,20 +143,20 @@ export async function writeOnce<T>(
           return { status: seen.status, value: JSON.parse(seen.response) as T, replayed: true, jobs: [] };
         }
       }
-      const done = await work(trx, now);
+      const done = await work(trx, now, traced);
       if (idempotency) {
         const stored = { requestHash: idempotency.requestHash, status: done.status, response: JSON.stringify(done.value) };
         await saveIdempotent(trx, idempotency.tokenId, idempotency.key, stored, now);
       }
       return { ...done, replayed: false };
-    }));
+    });
   // The write's transaction span (SPEC §15), a child of the request's: the records it wrote are noted on it.
-  const result = await transaction(outbox, async () => {
+  const result = await outbox.inWriteSpan(async (traced) => {
     try {
-      return await attempt();
+      return await attempt(traced);
     } catch (err) {
       // Two requests with one key raced: the loser's insert hit the key's primary key; the winner's answer is now readable.
-      if (idempotency && ctx.database.caps.isUniqueViolation(err)) return await attempt();
+      if (idempotency && ctx.database.caps.isUniqueViolation(err)) return await attempt(traced);
       throw err;
     }
   });
@@ -184,8 +179,8 @@ export async function createRecord(
 ): Promise<CreateResult> {
   checkData(collection, data, false);
   const requestHash = sha256Hex(`${collection.name}\0${JSON.stringify(data)}`);
-  const result = await writeOnce<RecordJson>(ctx, outbox, idempotency && { ...idempotency, requestHash }, async (trx, now) => {
-    const written = await createInTransaction(trx, outbox, collection, data, now);
+  const result = await writeOnce<RecordJson>(ctx, outbox, idempotency && { ...idempotency, requestHash }, async (trx, now, traced) => {
+    const written = await createInTransaction(trx, traced, collection, data, now);
     return { status: 201, value: written.record, jobs: [written.jobs] };
   });
   return { status: result.status, record: result.value, replayed: result.replayed };
@@ -199,12 +194,12 @@ export async function getRecord(ctx: Context, collection: string, id: string): P
 
 export async function patchRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, data: Record<string, unknown>, ifMatch: number | null): Promise<RecordJson> {
   checkData(collection, data, true);
-  const written = await transaction(outbox, () => ctx.database.write(bound(outbox, (trx: Kysely<Tables>) => patchInTransaction(trx, outbox, collection, { id, data, ifMatch }, ctx.clock.now()))));
+  const written = await outbox.inWriteSpan((traced) => ctx.database.write((trx: Kysely<Tables>) => patchInTransaction(trx, traced, collection, { id, data, ifMatch }, ctx.clock.now())));
   await outbox.committed([written.jobs]);
   return written.record;
 }
 
 export async function removeRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, ifMatch: number | null): Promise<void> {
-  const jobs = await transaction(outbox, () => ctx.database.write(bound(outbox, (trx: Kysely<Tables>) => removeInTransaction(trx, outbox, collection, { id, ifMatch }, ctx.clock.now()))));
+  const jobs = await outbox.inWriteSpan((traced) => ctx.database.write((trx: Kysely<Tables>) => removeInTransaction(trx, traced, collection, { id, ifMatch }, ctx.clock.now())));
   await outbox.committed([jobs]);
 }

@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, isSpanContextValid, type Span } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, ATTR_URL_SCHEME } from '@opentelemetry/semantic-conventions';
 import type { TracingSettings } from './settings.js';
-import type { AttemptSpan, RequestSpan, TraceHeaders, TracingRuntime } from './types.js';
+import type { AttemptSpan, RequestSpan, TraceHeaders, TracingRuntime, WorkSpan } from './types.js';
 
 /**
  * The OpenTelemetry SDK behind tracing.ts. Only ever loaded by its dynamic import(), when an endpoint is set: this is
@@ -48,22 +48,27 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
     sampler: sampler(settings),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
-  // Sets the AsyncLocalStorage context manager and the W3C trace-context propagator as the global ones.
-  provider.register();
+  // The W3C trace-context propagator as the global one, and no context manager: svc passes its spans by hand
+  // (types.ts RequestSpan), so no AsyncLocalStorage hooks every promise of the process.
+  provider.register({ contextManager: null });
   const tracer = provider.getTracer('svc');
-  // Attributes `note` gathers on a span: a batch names every collection and record it wrote.
-  const notes = new WeakMap<Span, Map<string, string[]>>();
+  // The context of a request's span, for its children.
+  const requestContexts = new WeakMap<RequestSpan, Context>();
+
+  const headersOf = (span: Span): TraceHeaders => {
+    const sc = span.spanContext();
+    const tracestate = sc.traceState?.serialize() ?? '';
+    return { traceparent: `00-${sc.traceId}-${sc.spanId}-${hex2(sc.traceFlags & 0xff)}`, tracestate: tracestate === '' ? null : tracestate };
+  };
 
   return {
     startRequest(method: string, headers: IncomingHttpHeaders, scheme: string): RequestSpan {
       const parent = propagation.extract(ROOT_CONTEXT, headers);
       const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_SCHEME]: scheme } }, parent);
-      const ctx = trace.setSpan(parent, span);
       const { traceId, spanId } = span.spanContext();
-      return {
+      const request: RequestSpan = {
         traceId,
         spanId,
-        run: (fn) => context.with(ctx, fn),
         end(route, status) {
           // A route template, never the raw path: `/api/v1/collections/:name/records/:id` is one name for all records.
           if (route !== undefined) span.updateName(`${method} ${route}`).setAttribute(ATTR_HTTP_ROUTE, route);
@@ -76,39 +81,34 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
           span.end();
         },
       };
+      requestContexts.set(request, trace.setSpan(parent, span));
+      return request;
     },
-    inSpan(name, fn) {
-      return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL }, async (span) => {
-        try {
-          return await fn();
-        } catch (err) {
-          span.recordException(err as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message });
-          throw err;
-        } finally {
-          span.end();
-        }
-      });
-    },
-    note(attributes) {
-      const span = trace.getActiveSpan();
-      if (!span?.isRecording()) return;
-      let seen = notes.get(span);
-      if (!seen) notes.set(span, (seen = new Map()));
-      for (const [key, value] of Object.entries(attributes)) {
-        const values = seen.get(key) ?? [];
-        if (!values.includes(value)) values.push(value);
-        seen.set(key, values);
-        span.setAttribute(key, values.length === 1 ? values[0]! : [...values]);
+    async inSpan(name, parent, fn) {
+      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL }, (parent && requestContexts.get(parent)) ?? ROOT_CONTEXT);
+      // Attributes `note` gathers: a batch names every collection and record it wrote.
+      const seen = new Map<string, string[]>();
+      const work: WorkSpan = {
+        headers: headersOf(span),
+        note(attributes) {
+          if (!span.isRecording()) return;
+          for (const [key, value] of Object.entries(attributes)) {
+            const values = seen.get(key) ?? [];
+            if (!values.includes(value)) values.push(value);
+            seen.set(key, values);
+            span.setAttribute(key, values.length === 1 ? values[0]! : [...values]);
+          }
+        },
+      };
+      try {
+        return await fn(work);
+      } catch (err) {
+        span.recordException(err as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message });
+        throw err;
+      } finally {
+        span.end();
       }
-    },
-    bind: (fn) => context.bind(context.active(), fn),
-    current(): TraceHeaders | null {
-      const span = trace.getSpan(context.active());
-      const sc = span?.spanContext();
-      if (!sc || !isSpanContextValid(sc)) return null;
-      const tracestate = sc.traceState?.serialize() ?? '';
-      return { traceparent: `00-${sc.traceId}-${sc.spanId}-${hex2(sc.traceFlags & 0xff)}`, tracestate: tracestate === '' ? null : tracestate };
     },
     startAttempt(parent, kind, attributes): AttemptSpan {
       // The stored context as the write's request would have sent it: its sampled flag decides this span's sampling

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/connect.js';
 import type { Tables } from '../db/tables.js';
-import { storeEventTrace } from '../events/event-write.js';
+import type { RequestSpan, WorkSpan } from '../tracing/types.js';
 import type { EventInput } from './envelope.js';
 import { enqueue, enqueueMany, type Enqueued, type JobHandoff } from './queue/enqueue.js';
 import { subscribedTargets, type TargetRow } from './targets-store.js';
@@ -21,31 +21,24 @@ export interface Outbox {
    * A transaction of several writes (a batch) passes all it enqueued at once: one wake-up for all of them.
    */
   committed(enqueued: Enqueued | null | ReadonlyArray<Enqueued | null>): Promise<void>;
-  /** Tracing's write spans (SPEC §15), or null when tracing is off: handed in, so the write path imports no tracing. */
-  readonly tracer: WriteTracer | null;
-}
-
-/** What the write path needs of tracing (tracing/tracing.ts's runtime is one). */
-export interface WriteTracer {
-  /** `fn` inside a span, a child of the active one; error status when it throws. */
-  inSpan<T>(name: string, fn: () => Promise<T>): Promise<T>;
-  /** Attributes on the active span; a batch's several records become lists. */
+  /** This outbox for the writes of one request: their spans are children of the request's server span (SPEC §15). */
+  forRequest(parent: RequestSpan | null): Outbox;
+  /**
+   * `fn` in the span of a write's transaction (SPEC §15), a child of the request's span (forRequest; none: a root
+   * span), given the outbox that notes on that span and stores its context with every event it writes. Without
+   * tracing it is `fn(this outbox)`.
+   */
+  inWriteSpan<T>(fn: (outbox: Outbox) => Promise<T>): Promise<T>;
+  /** Attributes on the write's span (`svc.collection`, `svc.record.id`); a batch's several records become lists. */
   note(attributes: Readonly<Record<string, string>>): void;
-  /** `fn`, to run later in the context active now (a group commit runs a write from another request's turn). */
-  bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
-  /** The active span's W3C context (a write tracing did not sample has one too, flagged so), or null: no span. */
-  current(): { readonly traceparent: string; readonly tracestate: string | null } | null;
 }
 
 /**
- * The write span's context stored with the events just written (events/event-write.ts), and given to the jobs handed
- * to this process's worker, which are never claimed (the claim reads it with the event's payload).
+ * What the write path needs of tracing (tracing/tracing.ts's runtime is one): handed in, so the write path never
+ * loads tracing itself.
  */
-async function storeTrace(trx: Kysely<Tables>, tracer: WriteTracer | null, enqueued: readonly Enqueued[]): Promise<void> {
-  const trace = tracer?.current() ?? null;
-  if (trace === null || enqueued.length === 0) return;
-  await storeEventTrace(trx, enqueued.map((e) => e.eventId), trace);
-  for (const e of enqueued) for (const h of e.handedOver) h.job = { ...h.job, traceparent: trace.traceparent, tracestate: trace.tracestate };
+export interface WriteTracer {
+  inSpan<T>(name: string, parent: RequestSpan | null, fn: (span: WorkSpan) => Promise<T>): Promise<T>;
 }
 
 export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null, tracer: WriteTracer | null = null): Outbox {
@@ -59,28 +52,32 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
     if (!targets) byTopic.set(topic, (targets = subscribedTargets(trx, topic)));
     return targets;
   };
-  return {
-    tracer,
-    async enqueue(trx, event, now, onlyTargetId) {
-      const enqueued = await enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx) });
-      await storeTrace(trx, tracer, [enqueued]);
-      return enqueued;
-    },
-    async enqueueMany(trx, events, now) {
-      const enqueued = await enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx) });
-      await storeTrace(trx, tracer, enqueued);
-      return enqueued;
-    },
-    async committed(given) {
-      const all = (Array.isArray(given) ? given : [given]).filter((e): e is Enqueued => e !== null);
-      if (all.length === 0) return;
-      const handedOver = all.flatMap((e) => e.handedOver);
-      if (handedOver.length > 0) handoff?.adopt(handedOver);
-      // PostgreSQL's readers heard it from the write's own NOTIFY; this process's, on SQLite, hear it here.
-      if (all.some((e) => e.inFeed) && !database.caps.sharedByProcesses) void database.events.notify();
-      if (all.every((e) => e.pending === 0)) return;
-      // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
-      await database.signal.notify().catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
-    },
+  const committed: Outbox['committed'] = async (given) => {
+    const all = (Array.isArray(given) ? given : [given]).filter((e): e is Enqueued => e !== null);
+    if (all.length === 0) return;
+    const handedOver = all.flatMap((e) => e.handedOver);
+    if (handedOver.length > 0) handoff?.adopt(handedOver);
+    // PostgreSQL's readers heard it from the write's own NOTIFY; this process's, on SQLite, hear it here.
+    if (all.some((e) => e.inFeed) && !database.caps.sharedByProcesses) void database.events.notify();
+    if (all.every((e) => e.pending === 0)) return;
+    // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
+    await database.signal.notify().catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
   };
+  // The outbox of one request's writes, or of the writes in one span (none: untraced); the same engine behind each.
+  const within = (parent: RequestSpan | null, span: WorkSpan | null): Outbox => {
+    const outbox: Outbox = {
+      async enqueue(trx, event, now, onlyTargetId) {
+        return enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx), trace: span?.headers ?? null });
+      },
+      async enqueueMany(trx, events, now) {
+        return enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx), trace: span?.headers ?? null });
+      },
+      committed,
+      forRequest: (request) => (tracer === null ? outbox : within(request, null)),
+      inWriteSpan: (fn) => (tracer === null ? fn(outbox) : tracer.inSpan('svc.transaction', parent, (inner) => fn(within(parent, inner)))),
+      note: span === null ? () => {} : (attributes) => span.note(attributes),
+    };
+    return outbox;
+  };
+  return within(null, null);
 }

@@ -260,7 +260,8 @@ export async function sendTest(ctx: Context, outbox: Outbox, id: string): Promis
   await requireTarget(ctx, id);
   const now = ctx.clock.now();
   const event = { topic: 'webhook.test' as const, collection: TEST_COLLECTION, recordId: TEST_RECORD_ID, payload: { test: true, occurredAt: iso(now) } };
-  const enqueued = await ctx.database.db.transaction().execute((trx) => outbox.enqueue(trx, event, now, id));
+  // Traced like a record write (SPEC §15): its delivery's spans hang from the admin request that asked for it.
+  const enqueued = await outbox.inWriteSpan((traced) => ctx.database.db.transaction().execute((trx) => traced.enqueue(trx, event, now, id)));
   await outbox.committed(enqueued);
   return enqueued.jobIds[0]!;
 }

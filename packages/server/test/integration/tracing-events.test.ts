@@ -96,6 +96,27 @@ describe.each(DIALECTS)('stored trace context (%s)', (dialect) => {
     expect(TRACEPARENT.exec(first.traceparent!)![1]).toBe(TRACE_ID);
   });
 
+  it('concurrent writes, which a group commit may put in one transaction, each store their own request\'s trace', async () => {
+    collector = await startOtlpCollector();
+    tracer = await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, pino({ level: 'silent' }));
+    t = await createTestApp(dialect);
+    const api = await setUp(t);
+    // Spans are passed by hand (tracing/types.ts): nothing but the request itself tells a write whose it is.
+    const traceIds = Array.from({ length: 24 }, (_, i) => (i + 1).toString(16).padStart(32, 'a'));
+    const ids = await Promise.all(traceIds.map((traceId) => api.write({ traceparent: `00-${traceId}-${CALLER_SPAN}-01` })));
+    const stored = await Promise.all(ids.map((id) => storedTrace(t!, id)));
+    await tracer.shutdown();
+    const byId = new Map(collector.spans.map((s) => [s.spanId, s]));
+    for (const [i, e] of stored.entries()) {
+      const [, traceId, spanId] = TRACEPARENT.exec(e.traceparent ?? '')!;
+      expect(traceId).toBe(traceIds[i]);
+      // The stored parent-id is that write's transaction span, under that request's server span.
+      const transaction = byId.get(spanId!)!;
+      expect(transaction).toMatchObject({ name: 'svc.transaction', traceId: traceIds[i], attributes: { 'svc.record.id': ids[i] } });
+      expect(byId.get(transaction.parentSpanId)).toMatchObject({ traceId: traceIds[i], parentSpanId: CALLER_SPAN });
+    }
+  });
+
   it('without OTEL_* variables nothing is stored and the feed event has no traceparent member, not even a caller\'s', async () => {
     expect(tracing()).toBeNull();
     t = await createTestApp(dialect);

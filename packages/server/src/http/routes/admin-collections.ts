@@ -11,6 +11,7 @@ import { createRecord, getRecord, patchRecord, removeRecord } from '../../record
 import { listRecordsJson } from '../../records/query/list-request.js';
 import { recordJson } from '../../records/record-json.js';
 import type { Outbox } from '../../webhooks/outbox.js';
+import { requestSpan } from '../tracing-hooks.js';
 import { presentCollection } from '../present.js';
 import { Collection, CollectionList, Field, ListQuery, RecordList, RecordListQuery, RecordSchema, RecordWrite, RecordWritten, errorResponses, ref } from '../schemas.js';
 import { ifMatchVersion } from './records.js';
@@ -122,7 +123,7 @@ export const adminCollectionRoutes =
         response: { 201: ref(RecordWritten), ...errorResponses(401, 403, 404, 413, 415, 422) },
       },
     }, async (request, reply) => {
-      const result = await createRecord(ctx, outbox, await requireCollection(ctx, request.params.name), request.body.data, undefined);
+      const result = await createRecord(ctx, outbox.forRequest(requestSpan(request)), await requireCollection(ctx, request.params.name), request.body.data, undefined);
       return reply.code(201).header('etag', `"${result.record.version}"`).send(result.record);
     });
 
@@ -146,7 +147,7 @@ export const adminCollectionRoutes =
       },
     }, async (request, reply) => {
       const version = ifMatchVersion(request.headers['if-match']);
-      const record = await patchRecord(ctx, outbox, await requireCollection(ctx, request.params.name), request.params.id, request.body.data, version);
+      const record = await patchRecord(ctx, outbox.forRequest(requestSpan(request)), await requireCollection(ctx, request.params.name), request.params.id, request.body.data, version);
       return reply.header('etag', `"${record.version}"`).send(record);
     });
 
@@ -162,7 +163,7 @@ export const adminCollectionRoutes =
       },
     }, async (request, reply) => {
       const version = ifMatchVersion(request.headers['if-match']);
-      await removeRecord(ctx, outbox, await requireCollection(ctx, request.params.name), request.params.id, version);
+      await removeRecord(ctx, outbox.forRequest(requestSpan(request)), await requireCollection(ctx, request.params.name), request.params.id, version);
       return reply.code(204).send(null);
     });
   };

@@ -8,6 +8,7 @@ import { COLLECTION_NAME } from '../../records/fields.js';
 import { checkSubscriptionFilter } from '../../records/subscription-filter.js';
 import { listTargets } from '../../webhooks/targets-store.js';
 import type { Outbox } from '../../webhooks/outbox.js';
+import { requestSpan } from '../tracing-hooks.js';
 import { createTarget, patchTarget, removeTarget, requireTarget, rotateSecret, sendTest, type FilterCheck } from '../../webhooks/targets.js';
 import { presentTarget } from '../present.js';
 import { ListQuery, RateLimit, SignatureAlgorithm, SignatureScheme, TargetTypeSchema, TopicSchema, Webhook, WebhookList, WebhookWithSecret, errorResponses, ref } from '../schemas.js';
@@ -127,5 +128,5 @@ export const adminWebhookRoutes =
         params: IdParams,
         response: { 202: Type.Object({ deliveryId: Type.String() }, { additionalProperties: false }), ...errorResponses(401, 403, 404) },
       },
-    }, async (request, reply) => reply.code(202).send({ deliveryId: await sendTest(ctx, outbox, request.params.id) }));
+    }, async (request, reply) => reply.code(202).send({ deliveryId: await sendTest(ctx, outbox.forRequest(requestSpan(request)), request.params.id) }));
   };

@@ -6,6 +6,7 @@ import { idPattern } from '../../lib/ids.js';
 import { runBatch, type BatchResult } from '../../records/batch.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
 import type { Outbox } from '../../webhooks/outbox.js';
+import { requestSpan } from '../tracing-hooks.js';
 import { bearerCollectionCheck } from '../bearer-auth.js';
 import { RecordWritten, errorResponses, ref } from '../schemas.js';
 import { answerFor, idempotencyKey } from './records.js';
@@ -55,7 +56,7 @@ export const batchRoutes =
       const token = request.auth.token!;
       const key = idempotencyKey(request.headers['idempotency-key']);
       const caller = { tokenId: token.id, authorize: bearerCollectionCheck(token, 'records:write') };
-      const outcome = await runBatch(ctx, outbox, caller, request.body.operations, key);
+      const outcome = await runBatch(ctx, outbox.forRequest(requestSpan(request)), caller, request.body.operations, key);
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
       const results = outcome.value.map((r: BatchResult) => ('record' in r ? { status: r.status, record: answerFor(token, r.record) } : r));
       return reply.send({ results });

@@ -11,6 +11,7 @@ import { createRecord, getRecord, patchRecord, removeRecord } from '../../record
 import { listRecordsJson } from '../../records/query/list-request.js';
 import { recordJson, type RecordJson } from '../../records/record-json.js';
 import type { Outbox } from '../../webhooks/outbox.js';
+import { requestSpan } from '../tracing-hooks.js';
 import { RecordList, RecordListQuery, RecordSchema, RecordWrite, RecordWritten, errorResponses, ref } from '../schemas.js';
 
 const REC_ID = idPattern('rec');
@@ -83,7 +84,7 @@ export const recordRoutes =
     }, async (request, reply) => {
       const token = request.auth.token!;
       const key = idempotencyKey(request.headers['idempotency-key']);
-      const result = await createRecord(ctx, outbox, request.auth.collection!, request.body.data, key ? { tokenId: token.id, key } : undefined);
+      const result = await createRecord(ctx, outbox.forRequest(requestSpan(request)), request.auth.collection!, request.body.data, key ? { tokenId: token.id, key } : undefined);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(result.status as 201).header('etag', `"${result.record.version}"`).send(answerFor(token, result.record));
     });
@@ -117,7 +118,7 @@ export const recordRoutes =
       },
     }, async (request, reply) => {
       const version = ifMatchVersion(request.headers['if-match']);
-      const record = await patchRecord(ctx, outbox, request.auth.collection!, request.params.id, request.body.data, version);
+      const record = await patchRecord(ctx, outbox.forRequest(requestSpan(request)), request.auth.collection!, request.params.id, request.body.data, version);
       return reply.header('etag', `"${record.version}"`).send(answerFor(request.auth.token!, record));
     });
 
@@ -134,7 +135,7 @@ export const recordRoutes =
       },
     }, async (request, reply) => {
       const version = ifMatchVersion(request.headers['if-match']);
-      await removeRecord(ctx, outbox, request.auth.collection!, request.params.id, version);
+      await removeRecord(ctx, outbox.forRequest(requestSpan(request)), request.auth.collection!, request.params.id, version);
       return reply.code(204).send(null);
     });
   };

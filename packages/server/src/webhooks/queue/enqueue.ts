@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { insertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
-import { newEvent, writeEvents, type NewEvent } from '../../events/event-write.js';
+import { newEvent, writeEvents, type EventTrace, type NewEvent } from '../../events/event-write.js';
 import { newId, newIdAfter } from '../../lib/ids.js';
 import { envelopeBytes, type EventInput } from '../envelope.js';
 import { isRecordEvent, wantsEvent } from '../subscription-match.js';
@@ -71,6 +71,8 @@ export interface EnqueueOptions {
   onlyTargetId?: string;
   exceptTargetId?: string;
   subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]>;
+  /** The write span's context, stored with its events and given to the jobs handed over (SPEC §15); none: untraced. */
+  trace?: EventTrace | null;
 }
 
 /**
@@ -101,7 +103,7 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
     const found = onlyTargetId ? await findTargets(trx, [onlyTargetId]) : (await subscribed(event.topic)).filter((t) => wantsEvent(t, event));
     // An operational event is never sent to the target it is about (SPEC §10).
     const targets = opts.exceptTargetId === undefined ? found : found.filter((t) => t.id !== opts.exceptTargetId);
-    const e = newEvent(event, now);
+    const e = newEvent(event, now, opts.trace ?? null);
     written.push(e);
     all.push(await planJobs(trx, caps, { ...event, eventId: e.id, inFeed: e.inFeed, payloadJson: e.payloadJson }, targets, opts, jobs));
   }
@@ -122,7 +124,7 @@ async function planJobs(
   caps: DialectCapabilities,
   event: EventInput & { eventId: string; inFeed: boolean; payloadJson: string },
   targets: readonly TargetRow[],
-  { now, handoff }: EnqueueOptions,
+  { now, handoff, trace }: EnqueueOptions,
   plan: JobPlan,
 ): Promise<Enqueued> {
   const { eventId, payloadJson } = event;
@@ -140,7 +142,10 @@ async function planJobs(
     const lease = held ? null : (handoff?.leaseFor(target.id) ?? null);
     if (lease) {
       const body = envelopeBytes({ id, topic: event.topic, collection: event.collection, record_id: event.recordId }, payloadJson);
-      enqueued.handedOver.push({ job: { id, webhookId: target.id, lease: lease.lease, leaseExpiresAt: lease.expiresAt, attemptCount: 0, roundStart: 0, body }, target });
+      // Never claimed, so never read back: the job carries its write's trace context from here (the claim reads it
+      // with the event's payload).
+      const job = { id, webhookId: target.id, lease: lease.lease, leaseExpiresAt: lease.expiresAt, attemptCount: 0, roundStart: 0, body };
+      enqueued.handedOver.push({ job: trace ? { ...job, traceparent: trace.traceparent, tracestate: trace.tracestate } : job, target });
     } else if (!held) enqueued.pending++;
     enqueued.jobIds.push(id);
     const state = held ? 'held' : lease ? 'delivering' : 'pending';
