@@ -109,8 +109,8 @@ function attemptSpan(job: HeldJob, target: TargetRow, deps: AttemptDeps) {
   const common = { 'svc.delivery.id': job.id, 'svc.webhook.id': job.webhookId, 'svc.attempt.number': job.attemptCount + 1 };
   if (target.type === 'https') {
     if (target.url === null) return null;
-    // The host as the URL names it (the address dialled is in the attempt's record); IPv6 without its brackets.
-    return runtime.startAttempt(parent, 'client', { 'server.address': new URL(target.url).hostname.replace(/^\[(.*)\]$/, '$1'), ...common });
+    // The host as the URL names it (the address dialled is in the attempt's record).
+    return runtime.startAttempt(parent, 'client', { 'server.address': hostOf(target.url), ...common });
   }
   const host = target.broker === null ? null : deps.brokerHost(target.broker);
   return runtime.startAttempt(parent, 'producer', {
@@ -124,6 +124,19 @@ function attemptSpan(job: HeldJob, target: TargetRow, deps: AttemptDeps) {
     ...(target.type === 'rabbitmq' && target.routingKey !== null ? { 'messaging.rabbitmq.destination.routing_key': target.routingKey } : {}),
     ...common,
   });
+}
+
+/** A target URL's host as the URL names it, IPv6 without its brackets; remembered (a URL is parsed once, not per attempt). */
+const hosts = new Map<string, string>();
+function hostOf(url: string): string {
+  let host = hosts.get(url);
+  if (host === undefined) {
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+    // Bounded: a process that has seen many URLs (targets edited over months) starts over.
+    if (hosts.size >= 1024) hosts.clear();
+    hosts.set(url, host);
+  }
+  return host;
 }
 
 const MESSAGING_SYSTEM = { nats: 'nats', rabbitmq: 'rabbitmq', redis: 'redis' } as const;
