@@ -110,7 +110,7 @@ async function drainWithSvc(ctx, tpl, s, kind, db, label) {
   const t0 = nowNs();
   let worker = null;
   try {
-    worker = await startSvc({ mode: 'worker', databaseUrl: clone.url, env: { SVC_BROKERS: `w15=${W15_BROKERS[kind]}` }, logFile: ctx.logFile(label) });
+    worker = await startSvc({ mode: 'worker', databaseUrl: clone.url, env: { SVC_BROKERS: `w15=${W15_BROKERS[kind]}` }, logFile: ctx.logFile(label), cpuProfDir: ctx.cpuProfDir });
     const d = await holds(s, tpl.count, ctx.opts.drainTimeoutMs);
     return { seconds: ms(t0, d.atNs) / 1000, count: d.count, partial: d.partial };
   } finally {

@@ -54,7 +54,7 @@ export async function updateCollectionFields(db: Kysely<Tables>, name: string, f
  * the count is exactly what the delete removed. SQLite's write transactions hold the single write lock.
  */
 export async function deleteCollectionCounting(trx: Kysely<Tables>, caps: DialectCapabilities, name: string): Promise<number | null> {
-  if (caps.skipLocked) await sql`select name from collections where name = ${name} for update`.execute(trx);
+  await caps.lockRow(trx, 'collections', 'name', name);
   const { n } = await trx.selectFrom('records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('collection', '=', name).executeTakeFirstOrThrow();
   return (await deleteCollection(trx, name)) ? Number(n) : null;
 }

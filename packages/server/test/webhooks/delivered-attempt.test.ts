@@ -233,7 +233,7 @@ describe.each(DIALECTS)('attempts on job rows beside attempt rows: statistics, o
     expect(await complete(db, caps, { now: NOW, done: [{ job: { id: NEW, lease: 'lease_2' }, attempt: ok }] })).toEqual(new Set([NEW]));
     // The previous version's completion, as it was written: the update, then the attempt inserted into delivery_attempts.
     const now = NOW;
-    if (caps.dataModifyingWith) {
+    if (dialect === 'postgres') {
       await sql`
         with done as (
           update delivery_jobs j set state = 'delivered', attempt_count = j.attempt_count + 1, lease_id = null, lease_expires_at = null,

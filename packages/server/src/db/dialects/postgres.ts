@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Tables } from '../tables.js';
 import { channelSignal } from './postgres-listen.js';
+import { postgresJobs } from './postgres/jobs.js';
 import { outageSettings, surviveBrokenConnections, watchForStalls } from './postgres-outages.js';
 import type { Database, DialectCapabilities, QueryDialect, QueryValueType } from './types.js';
 
@@ -72,8 +73,14 @@ const FEED_CHANNEL = 'svc_events';
 
 const caps: DialectCapabilities = {
   name: 'postgres',
-  skipLocked: true,
-  dataModifyingWith: true,
+  forUpdate: () => sql`for update`,
+  skipLocked: () => sql`for update skip locked`,
+  lockRow: async (trx, table, column, key) => {
+    await sql`select 1 from ${sql.table(table)} where ${sql.ref(column)} = ${key} for update`.execute(trx);
+  },
+  rowsOf: (columns, rows) =>
+    sql`select * from unnest(${sql.join(columns.map(([, type], i) => sql`${rows.map((r) => r[i])}::${sql.raw(type)}[]`))}) as r(${sql.join(columns.map(([name]) => sql.ref(name)))})`,
+  jobs: postgresJobs,
   sharedByProcesses: true,
   // clock_timestamp, not now(): now() is frozen at transaction start.
   // A scalar subquery is evaluated once per statement, so the planner can use it in an index range.

@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
+import { sqliteJobs } from './sqlite/jobs.js';
 import { registerQueryFunctions, type MainBudget } from './sqlite-functions.js';
 import { statementCache } from './sqlite-statements.js';
 import { ReaderPool, ReaderTimeoutError, readerKysely } from './sqlite-readers.js';
@@ -48,8 +49,13 @@ const LAST_POSITION = CompiledQuery.raw('select position from events where posit
 
 const caps: DialectCapabilities = {
   name: 'sqlite',
-  skipLocked: false,
-  dataModifyingWith: false,
+  // One writer at a time: a write transaction holds every row it reads already.
+  forUpdate: () => sql``,
+  skipLocked: () => sql``,
+  lockRow: async () => {},
+  rowsOf: (columns, rows) =>
+    sql`select ${sql.join(columns.map(([name], i) => sql`value ->> ${sql.lit(i)} as ${sql.ref(name)}`))} from json_each(${JSON.stringify(rows)})`,
+  jobs: sqliteJobs,
   sharedByProcesses: false,
   nowMs: () => sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
   currentSchema: async () => undefined,

@@ -16,13 +16,30 @@ export type EventPositions =
 export interface DialectCapabilities {
   /** For logs and metrics labels only. */
   readonly name: 'sqlite' | 'postgres';
-  /** `FOR UPDATE SKIP LOCKED` exists, so many workers can claim concurrently without contention. */
-  readonly skipLocked: boolean;
   /**
-   * `WITH … UPDATE … RETURNING` feeding another statement, and arrays as parameters (`unnest`): a batch of
-   * transitions and their attempt rows is one statement. Without it, the batch travels as one JSON parameter.
+   * Appended to a read whose rows the transaction is about to change or depends on staying as read: holds them
+   * until it ends (PostgreSQL `for update`). SQLite runs one writer at a time, which holds them already: nothing.
    */
-  readonly dataModifyingWith: boolean;
+  forUpdate(): RawBuilder<unknown>;
+  /**
+   * Appended to a read of rows to take (a claim, a pruning batch): rows another transaction holds are passed over,
+   * so many workers take different rows at once (PostgreSQL `for update skip locked`). SQLite: nothing (one writer).
+   */
+  skipLocked(): RawBuilder<unknown>;
+  /**
+   * Waits for, then holds until the transaction ends, the row of `table` whose `column` is `key`: transactions that
+   * change what hangs from that row run one after the other (PostgreSQL `select … for update`). SQLite: nothing to
+   * do, its write transactions already run one at a time.
+   */
+  lockRow(trx: Kysely<Tables>, table: 'webhooks' | 'collections', column: 'id' | 'name', key: string): Promise<void>;
+  /**
+   * A relation of `rows` with the named columns, for a statement to join against: one parameter a column
+   * (PostgreSQL: typed arrays through `unnest`) or one JSON parameter for all (SQLite: `json_each`), so the
+   * statement has one text whatever the batch's size, parsed and planned once.
+   */
+  rowsOf(columns: ReadonlyArray<readonly [name: string, type: 'text' | 'bigint' | 'int']>, rows: ReadonlyArray<readonly unknown[]>): RawBuilder<unknown>;
+  /** The delivery queue's transitions where the databases write them differently (db/dialects/<db>/jobs.ts). */
+  readonly jobs: JobsDriver;
   /**
    * The feed's positions of `count` events this transaction inserts, in insert order, as two columns ordered
    * together: `tx` (the writing transaction on PostgreSQL, 0 on SQLite) and `position` (a counter). See
@@ -105,6 +122,43 @@ export interface DialectCapabilities {
   currentSchema(db: Kysely<Tables>): Promise<string | undefined>;
   /** The SQL of the filter language and of indexed fields (records/query/). */
   readonly query: QueryDialect;
+}
+
+/** A delivering attempt as the completion writes it on its job's row (migration 020's `success_*` columns). */
+export interface DeliveredJob {
+  id: string;
+  /** The lease of the claim that made the attempt: only that claim's result is written. */
+  lease: string;
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  snippet: string | null;
+  remoteAddress: string | null;
+  dnsMs: number | null;
+  connectMs: number | null;
+  tlsMs: number | null;
+  firstByteMs: number | null;
+}
+
+/**
+ * The delivery queue's SQL that differs by database (a driver per database, as River's riverdriver): each
+ * transition of webhooks/queue/ calls these for its one statement instead of asking the database's capabilities
+ * what to write. A test of a transition runs on both, and its name says which driver broke.
+ */
+export interface JobsDriver {
+  /**
+   * delivering → delivered for a batch (webhooks/queue/complete.ts): each job still `delivering` under the lease
+   * its entry names gets the attempt on its row, and its target's failing streak ends (auto-disable's counters,
+   * migration 007). `then` runs after the update with the jobs it applied to, where the database has it: PostgreSQL
+   * one statement on its own, and `then` after it (its snapshot sees what committed while the update waited); SQLite
+   * one transaction for the update, `then` and the counters (one commit, one sync).
+   */
+  delivered(
+    db: Kysely<Tables>,
+    now: number,
+    done: readonly DeliveredJob[],
+    then: (db: Kysely<Tables>, applied: ReadonlyArray<{ id: string; ordered: number }>) => Promise<void>,
+  ): Promise<Array<{ id: string; ordered: number }>>;
 }
 
 /** A collection field's type, as the filter language compares it (records/fields.ts FieldType). */

@@ -180,7 +180,7 @@ export function rateAllowance(perSecond: number, bucket: { window: number | null
  * here rather than in a file of its own: queue/ holds the transitions, and the bucket is only ever taken by a claim.
  */
 async function takeFromBuckets(trx: Kysely<Tables>, caps: DialectCapabilities, ids: readonly string[], now: number): Promise<Map<string, Allowance>> {
-  const lock = caps.skipLocked ? sql`for update` : sql``;
+  const lock = caps.forUpdate();
   const { rows } = await sql<{ id: string; rate_per_second: number | string; rate_window: number | string | null; rate_used: number }>`
     select id, rate_per_second, rate_window, rate_used from webhooks
      where id in (${sql.join(ids)}) and rate_per_second is not null
@@ -250,7 +250,7 @@ export function claimStatement(
   caps: DialectCapabilities,
   opts: { targets: readonly ClaimRequest[]; lease: string; now: number; leaseMs: number },
 ): RawBuilder<ClaimRow> {
-  const lock = caps.skipLocked ? sql`for update skip locked` : sql``;
+  const lock = caps.skipLocked();
   const chosen = opts.targets.map(
     (t) => sql`select id from (
                  select id, row_number() over budget as n, sum(bytes) over budget as upto from (

@@ -56,7 +56,7 @@ async function newestUnfinished(trx: Kysely<Tables>, caps: DialectCapabilities, 
  * order) instead, looking for the record.
  */
 export function unfinishedProbes(caps: DialectCapabilities, webhookId: string, recordId: string): { held: RawBuilder<{ id: string }>; open: RawBuilder<{ id: string }> } {
-  const lock = caps.skipLocked ? sql`for update` : sql``;
+  const lock = caps.forUpdate();
   return {
     held: sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state = 'held'
                                order by id desc limit 1 ${lock}`,

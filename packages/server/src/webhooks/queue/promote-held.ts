@@ -19,7 +19,7 @@ export async function promoteHeld(db: Kysely<Tables>, caps: DialectCapabilities,
     after === undefined
       ? sql`select min(h.id) from delivery_jobs h where h.state = 'held' group by h.webhook_id, h.record_id`
       : sql`select (select min(h.id) from delivery_jobs h where h.state = 'held' and h.webhook_id = f.webhook_id and h.record_id = f.record_id)
-              from delivery_jobs f where f.id in (${caps.dataModifyingWith ? sql`select unnest(${after}::text[])` : sql`select value from json_each(${JSON.stringify(after)})`})`;
+              from delivery_jobs f where f.id in (select finished.id from (${caps.rowsOf([['id', 'text']], after.map((id) => [id]))}) as finished)`;
   const res = await sql`
     update delivery_jobs set state = 'pending', next_attempt_at = ${now}, updated_at = ${now}
      where state = 'held'

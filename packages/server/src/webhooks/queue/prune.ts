@@ -18,7 +18,7 @@ export async function prune(
   caps: DialectCapabilities,
   opts: { state: FinishedState; before: number; limit: number },
 ): Promise<{ jobs: number; attempts: number }> {
-  const lock = caps.skipLocked ? sql`for update skip locked` : sql``;
+  const lock = caps.skipLocked();
   return inTransaction(db, async (trx) => {
     const { rows } = await sql<{ id: string }>`
       select id from delivery_jobs

@@ -11,9 +11,7 @@ import type { HeldRef } from './job.js';
 export async function release(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobs: readonly HeldRef[] }): Promise<number> {
   if (opts.jobs.length === 0) return 0;
   const pairs = opts.jobs.map((j) => [j.id, j.lease]);
-  const held = caps.dataModifyingWith
-    ? sql`select * from unnest(${pairs.map((p) => p[0])}::text[], ${pairs.map((p) => p[1])}::text[]) as held(id, lease)`
-    : sql`select value ->> 0 as id, value ->> 1 as lease from json_each(${JSON.stringify(pairs)})`;
+  const held = caps.rowsOf([['id', 'text'], ['lease', 'text']], pairs);
   const res = await sql`
     update delivery_jobs set state = 'pending', lease_id = null, lease_expires_at = null, updated_at = ${opts.now}
       from (${held}) as held

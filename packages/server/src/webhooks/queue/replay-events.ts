@@ -24,7 +24,7 @@ import { promoteHeld } from './promote-held.js';
 export async function replayEvents(trx: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; webhookId: string; ordered: boolean; eventIds: readonly string[] }): Promise<string[]> {
   const { now, webhookId } = opts;
   if (opts.eventIds.length === 0) return [];
-  if (caps.skipLocked) await sql`select id from webhooks where id = ${webhookId} for update`.execute(trx);
+  await caps.lockRow(trx, 'webhooks', 'id', webhookId);
   // (event id, new job id) pairs; a VALUES list names its columns column1, column2 on both databases.
   const pairs = sql.join(opts.eventIds.map((eventId) => sql`(${eventId}, ${newId('del', now)})`));
   // Literals, not parameters, in the select list: PostgreSQL would type those parameters as text.
