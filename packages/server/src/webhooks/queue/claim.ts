@@ -41,8 +41,8 @@ export const JOB_OVERHEAD_BYTES = 256;
 
 type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collection' | 'record_id' | 'attempt_count' | 'round_start' | 'lease_id' | 'lease_expires_at'> & {
   payload: Buffer | string | null;
-  traceparent: string | null;
-  tracestate: string | null;
+  /** The event's `traceparent`, a space and its `tracestate` (empty when none); null when the event has no context. */
+  trace: string | null;
 };
 
 /**
@@ -209,8 +209,15 @@ const heldJob = (r: ClaimRow, lease: string): HeldJob => ({
   // Every job's event has its payload (enqueue.ts, migration 003); 'null' only if a row was made by hand.
   body: envelopeBytes(r, r.payload ?? 'null'),
   // Only a traced event's job carries its context (migration 019): an untraced one is the job it always was.
-  ...(r.traceparent !== null ? { traceparent: r.traceparent, tracestate: r.tracestate } : {}),
+  ...(r.trace !== null ? storedTrace(r.trace) : {}),
 });
+
+/** The two columns read as one value: a traceparent has no space in it, a tracestate may have (optional whitespace). */
+function storedTrace(trace: string): { traceparent: string; tracestate: string | null } {
+  const space = trace.indexOf(' ');
+  const tracestate = trace.slice(space + 1);
+  return { traceparent: trace.slice(0, space), tracestate: tracestate === '' ? null : tracestate };
+}
 
 /**
  * The statement, alone so its plan can be checked. For each target a range probe on the partial index of pending jobs
@@ -237,14 +244,14 @@ const heldJob = (r: ClaimRow, lease: string): HeldJob => ({
  * it took before, at the cost of one more primary-key probe a job.
  */
 /**
- * The write's trace context (migration 019), read only in a process that traces: two more probes of the event's
- * primary key a job, which a process with tracing off must not pay (SPEC §15: nothing measurable).
+ * The write's trace context (migration 019), read only in a process that traces: one more probe of the event's
+ * primary key a job (both columns as one value), which a process with tracing off must not pay (SPEC §15: nothing
+ * measurable).
  */
 const traceColumns = (): RawBuilder<unknown> =>
   tracing() === null
-    ? sql`null as traceparent, null as tracestate`
-    : sql`(select e.traceparent from events e where e.id = delivery_jobs.event_id) as traceparent,
-              (select e.tracestate from events e where e.id = delivery_jobs.event_id) as tracestate`;
+    ? sql`null as trace`
+    : sql`(select e.traceparent || ' ' || coalesce(e.tracestate, '') from events e where e.id = delivery_jobs.event_id) as trace`;
 
 export function claimStatement(
   caps: DialectCapabilities,
