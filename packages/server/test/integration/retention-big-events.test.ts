@@ -2,7 +2,7 @@ import { CompiledQuery } from 'kysely';
 import { StatementLog } from '../helpers/statement-log.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pruneEvents } from '../../src/events/retention-store.js';
-import { newId } from '../../src/lib/ids.js';
+import { idFloor, newId } from '../../src/lib/ids.js';
 import { prunePass } from '../../src/retention.js';
 import { DIALECTS } from '../helpers/db.js';
 import { slowestHealthzDuring } from '../helpers/healthz-probe.js';
@@ -13,6 +13,13 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * took 2 s to delete on the main thread; batches are now paced by how long they take (retention.ts).
  */
 const EVENTS = 300;
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/**
+ * An event id made at `ms`, however late: newId never goes back in time within a process (ids stay ordered), so
+ * after the server's own ids it would stamp these with now, and retention, which walks ids older than its cutoff,
+ * would see none of them until 8.6 s later (the test passed only where the inserts took that long).
+ */
+const idAt = (ms: number, n: number): string => idFloor('evt', ms) + Array.from({ length: 16 }, (_, i) => CROCKFORD[Math.floor(n / 32 ** (15 - i)) % 32]).join('');
 
 
 describe.each(DIALECTS)('retention over events of ~2 MB (%s)', (dialect) => {
@@ -30,7 +37,7 @@ describe.each(DIALECTS)('retention over events of ~2 MB (%s)', (dialect) => {
     const old = Date.now() - 3_600_000;
     const payload = JSON.stringify({ record: { data: { title: 'x'.repeat(1_000_000) } }, previous: { data: { title: 'y'.repeat(1_000_000) } } });
     for (let i = 0; i < EVENTS; i += 20) {
-      const rows = Array.from({ length: 20 }, (_, k) => ({ id: newId('evt', old + i + k), topic: 'record.updated', collection: 'c', record_id: 'rec_x', payload, created_at: old + i + k, tx: null, position: null, json_prefix: null }));
+      const rows = Array.from({ length: 20 }, (_, k) => ({ id: idAt(old + i + k, i + k), topic: 'record.updated', collection: 'c', record_id: 'rec_x', payload, created_at: old + i + k, tx: null, position: null, json_prefix: null }));
       await db.insertInto('events').values(rows).execute();
     }
     const batches: number[] = [];
