@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { insertRows } from '../db/compiled.js';
 import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { Tables } from '../db/tables.js';
-import { newId } from '../lib/ids.js';
+import { newId, type EventId } from '../lib/ids.js';
 
 /**
  * The events table's writes: an event is written inside its record write's transaction, by the delivery engine's
@@ -12,7 +12,7 @@ import { newId } from '../lib/ids.js';
 
 /** An event about to be written. */
 export interface NewEvent {
-  id: string;
+  id: EventId;
   topic: string;
   collection: string;
   recordId: string;

@@ -9,9 +9,32 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 export type IdPrefix = 'rec' | 'del' | 'wh' | 'tok' | 'adm' | 'evt' | 'adt';
 
+/**
+ * An id of one kind (its prefix): a plain string at run time, told apart by the compiler, so a webhook's id cannot be
+ * passed where a delivery's is wanted. Made by newId, or taken from where the database or a checked request says
+ * which kind it is (`as DeliveryId`, at those edges only).
+ */
+export type Id<P extends IdPrefix> = string & { readonly __idKind: P };
+export type DeliveryId = Id<'del'>;
+export type WebhookId = Id<'wh'>;
+export type EventId = Id<'evt'>;
+export type RecordId = Id<'rec'>;
+
 export const ID_PATTERN = /^[a-z]{2,3}_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export const idPattern = (prefix: IdPrefix): RegExp => new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`);
+
+const patterns = new Map<IdPrefix, RegExp>();
+/**
+ * `value` as an id of its kind, where a request named it (the route's schema has checked its pattern already; this
+ * checks again, so a route without that check fails loudly instead of passing a wrong kind of id on).
+ */
+export function asId<P extends IdPrefix>(prefix: P, value: string): Id<P> {
+  let pattern = patterns.get(prefix);
+  if (!pattern) patterns.set(prefix, (pattern = idPattern(prefix)));
+  if (!pattern.test(value)) throw new Error(`not a ${prefix} id: ${JSON.stringify(value.slice(0, 40))}`);
+  return value as Id<P>;
+}
 
 let lastTime = -1;
 let lastRandom: number[] = [];
@@ -43,14 +66,14 @@ function increment(digits: number[]): number[] {
   return freshRandom(); // overflow in one millisecond: practically never
 }
 
-export function newId(prefix: IdPrefix, nowMs: number): string {
+export function newId<P extends IdPrefix>(prefix: P, nowMs: number): Id<P> {
   if (nowMs <= lastTime) {
     lastRandom = increment(lastRandom);
   } else {
     lastTime = nowMs;
     lastRandom = freshRandom();
   }
-  return `${prefix}_${encodeTime(lastTime)}${lastRandom.map((d) => ALPHABET[d]).join('')}`;
+  return `${prefix}_${encodeTime(lastTime)}${lastRandom.map((d) => ALPHABET[d]).join('')}` as Id<P>;
 }
 
 /** The millisecond an id was made at (its first 10 characters after the prefix). */
@@ -66,7 +89,7 @@ export function idTime(id: string): number {
  * in this millisecond or later (the same millisecond elsewhere, a clock ahead of ours), one millisecond after it.
  * Within one millisecond only one process's ids are ordered, by the random part's increment.
  */
-export function newIdAfter(prefix: IdPrefix, previous: string, nowMs: number): string {
+export function newIdAfter<P extends IdPrefix>(prefix: P, previous: string, nowMs: number): Id<P> {
   return newId(prefix, Math.max(nowMs, idTime(previous) + 1));
 }
 

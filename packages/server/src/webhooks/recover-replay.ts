@@ -13,6 +13,7 @@ import { isRecordEvent, subscriptionMatches } from './subscription-match.js';
 import type { Topic } from './topics.js';
 import { requireTarget } from './targets.js';
 import type { TargetRow } from './targets-store.js';
+import type { EventId } from '../lib/ids.js';
 
 /**
  * Recover and replay (SPEC §10, §12): sending a target what it missed, without holding the process. Both walk their
@@ -113,7 +114,7 @@ const needsPayload = (target: TargetRow, topic: string): boolean =>
  * matched their topic and collection); the others are read by id in batches of at most PAYLOAD_BATCH_BYTES (always
  * one event at least), each batch parsed, judged and dropped before the next is read.
  */
-async function matching(ctx: Context, target: TargetRow, candidates: readonly ReplayCandidate[], judge: EventJudge): Promise<string[]> {
+async function matching(ctx: Context, target: TargetRow, candidates: readonly ReplayCandidate[], judge: EventJudge): Promise<EventId[]> {
   const event = (c: ReplayCandidate, payload: Record<string, unknown>): EventInput => ({ topic: c.topic as Topic, collection: c.collection, recordId: c.record_id, payload });
   const wanted = new Set(candidates.filter((c) => !needsPayload(target, c.topic) && subscriptionMatches(target, event(c, {}))).map((c) => c.id));
   const pending = candidates.filter((c) => needsPayload(target, c.topic));
@@ -132,7 +133,8 @@ async function matching(ctx: Context, target: TargetRow, candidates: readonly Re
     }
     if (pending.length > 0) await nextTurn();
   }
-  return candidates.filter((c) => wanted.has(c.id)).map((c) => c.id);
+  // The database's edge: the candidates are rows of events.
+  return candidates.filter((c) => wanted.has(c.id)).map((c) => c.id as EventId);
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { BrokerKind } from '../config/brokers.js';
 import type { Tables, WebhooksTable } from '../db/tables.js';
 import type { Topic } from './topics.js';
+import type { WebhookId } from '../lib/ids.js';
 
 export type Ordering = 'none' | 'record';
 
@@ -50,7 +51,7 @@ export interface Destination {
 }
 
 export interface TargetRow extends Subscription, ReceiverSettings, Destination {
-  id: string;
+  id: WebhookId;
   name: string;
   topics: Topic[];
   enabled: boolean;
@@ -67,7 +68,8 @@ export interface TargetRow extends Subscription, ReceiverSettings, Destination {
 
 /** Only live targets are read into a TargetRow: a deleted one has no secret and is gone for every caller. */
 export const toTarget = (r: WebhooksTable): TargetRow => ({
-  id: r.id,
+  // The database's edge: a webhooks row's id is a target's (the column holds only ids newId('wh') made).
+  id: r.id as WebhookId,
   name: r.name,
   ...destinationOf(r),
   topics: JSON.parse(r.topics) as Topic[],

@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { randomBytes } from 'node:crypto';
-import { newId, TEST_RECORD_ID } from '../lib/ids.js';
+import { newId, TEST_RECORD_ID, type WebhookId } from '../lib/ids.js';
 import { checkDestination, DestinationError, offlineDestinationProblem, refusalAdvice, webhookUrlProblem } from './destination-guard.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Outbox } from './outbox.js';
@@ -210,9 +210,9 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
   await ctx.database.db.transaction().execute(async (trx) => {
     await updateTarget(trx, id, { name: patch.name, ...destination, topics, enabled: patch.enabled, ...subscription, ...receiver.set }, now);
     // Ordering switched off: nothing waits for an older job any more.
-    if (current.ordering === 'record' && next.ordering === 'none') await releaseHeld(trx, { now, webhookId: id });
+    if (current.ordering === 'record' && next.ordering === 'none') await releaseHeld(trx, { now, webhookId: current.id });
     // Switched on: what is already queued holds its record's place for the writes to come.
-    if (current.ordering === 'none' && next.ordering === 'record') await markOrdered(trx, id);
+    if (current.ordering === 'none' && next.ordering === 'record') await markOrdered(trx, current.id);
   });
   // Workers re-read targets on a wake-up: a new URL, topics or state applies to the next claim.
   await ctx.database.signal.notify().catch(() => {});
@@ -221,7 +221,7 @@ export async function patchTarget(ctx: Context, id: string, patch: Partial<Targe
 }
 
 /** The target goes (soft: see deleteTarget), and in the same transaction its unfinished jobs end dead with `target_deleted`. */
-export async function removeTarget(ctx: Context, id: string): Promise<void> {
+export async function removeTarget(ctx: Context, id: WebhookId): Promise<void> {
   await ctx.database.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
     if (!(await deleteTarget(trx, id, now))) throw new AppError('not_found', 'No such webhook target.');

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../lib/clock.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
-import { idPattern } from '../../lib/ids.js';
+import { asId, idPattern } from '../../lib/ids.js';
 import { listAttempts } from '../../webhooks/queue/attempts-store.js';
 import { findEnvelope, findListedJob, jobsStanding, listJobs, type ListedJob } from '../../webhooks/queue/jobs-store.js';
 import { retryDead, retryDeadJobs } from '../../webhooks/queue/retry-dead.js';
@@ -99,7 +99,7 @@ export const adminDeliveryRoutes =
       const { db, caps } = ctx.database;
       const job = await findListedJob(db, request.params.id);
       if (!job) throw new AppError('not_found', 'No such delivery job.');
-      const retried = await db.transaction().execute((trx) => retryDead(trx, caps, { now: ctx.clock.now(), jobId: job.id, firstDelayMs: firstDelayMs() }));
+      const retried = await db.transaction().execute((trx) => retryDead(trx, caps, { now: ctx.clock.now(), jobId: asId('del', job.id), firstDelayMs: firstDelayMs() }));
       if (!retried) {
         if (job.state !== 'dead') throw new AppError('conflict', `Only a dead job can be retried; this one is ${job.state}.`);
         throw new AppError('conflict', 'The target of this job was deleted.');
@@ -122,7 +122,7 @@ export const adminDeliveryRoutes =
       },
     }, async (request) => {
       const { db, caps } = ctx.database;
-      const ids = [...new Set(request.body.ids)];
+      const ids = [...new Set(request.body.ids)].map((id) => asId('del', id));
       // One transaction: the jobs that were dead go back together, and the reasons are read from the same moment.
       const { revived, standing } = await db.transaction().execute(async (trx) => {
         const revived = new Set(await retryDeadJobs(trx, caps, { now: ctx.clock.now(), jobIds: ids, firstDelayMs: firstDelayMs() }));

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import type { Context } from '../../context.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
-import { idPattern } from '../../lib/ids.js';
+import { asId, idPattern } from '../../lib/ids.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
 import { checkSubscriptionFilter } from '../../records/subscription-filter.js';
 import { listTargets } from '../../webhooks/targets-store.js';
@@ -101,7 +101,7 @@ export const adminWebhookRoutes =
     app.delete('/admin/v1/webhooks/:id', {
       schema: { operationId: 'deleteWebhook', summary: 'Delete a target; its unfinished jobs end dead (target_deleted)', tags: ['webhooks'], security, params: IdParams, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } },
     }, async (request, reply) => {
-      await removeTarget(ctx, request.params.id);
+      await removeTarget(ctx, asId('wh', request.params.id));
       return reply.code(204).send(null);
     });
 

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { DeliveryAttemptsTable, Tables } from '../../db/tables.js';
 import type { AttemptRecord } from './job.js';
+import type { DeliveryId, WebhookId } from '../../lib/ids.js';
 
 /**
  * The attempt row a failure transition writes beside its update. A delivered job keeps its delivering attempt on its
  * own row instead (complete.ts, migration 020).
  */
-export async function insertAttempt(trx: Kysely<Tables>, job: { id: string; webhookId: string }, number: number, a: AttemptRecord): Promise<void> {
+export async function insertAttempt(trx: Kysely<Tables>, job: { id: DeliveryId; webhookId: WebhookId }, number: number, a: AttemptRecord): Promise<void> {
   await trx.insertInto('delivery_attempts_rows').values(attemptValues(job.id, job.webhookId, number, a)).execute();
 }
 

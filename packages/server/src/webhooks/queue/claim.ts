@@ -4,6 +4,7 @@ import type { DeliveryJobsTable, Tables } from '../../db/tables.js';
 import { tracing } from '../../tracing/tracing.js';
 import { envelopeBytes } from '../envelope.js';
 import { newLeaseToken, type HeldJob } from './job.js';
+import type { DeliveryId, WebhookId } from '../../lib/ids.js';
 
 /** How many due jobs of one target to take, and how many bytes of them. */
 export interface ClaimRequest {
@@ -200,8 +201,9 @@ async function countStarts(trx: Kysely<Tables>, buckets: ReadonlyMap<string, All
 }
 
 const heldJob = (r: ClaimRow, lease: string): HeldJob => ({
-  id: r.id,
-  webhookId: r.webhook_id,
+  // The database's edge: the job's columns hold only ids of their kind.
+  id: r.id as DeliveryId,
+  webhookId: r.webhook_id as WebhookId,
   lease,
   leaseExpiresAt: Number(r.lease_expires_at),
   attemptCount: r.attempt_count,

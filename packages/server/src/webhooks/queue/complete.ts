@@ -3,6 +3,7 @@ import type { DeliveredJob, DialectCapabilities } from '../../db/dialects/types.
 import type { Tables } from '../../db/tables.js';
 import type { AttemptRecord, HeldRef } from './job.js';
 import { promoteHeld } from './promote-held.js';
+import type { DeliveryId } from '../../lib/ids.js';
 
 export interface Completion {
   job: HeldRef;
@@ -21,7 +22,7 @@ export interface Completion {
  * database's (db/dialects/<db>/jobs.ts `delivered`), of one text whatever the batch size; the failing streaks of
  * the targets end with it.
  */
-export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; done: readonly Completion[] }): Promise<Set<string>> {
+export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; done: readonly Completion[] }): Promise<Set<DeliveryId>> {
   const { now, done } = opts;
   if (done.length === 0) return new Set();
   const rows = done.map(({ job, attempt }): DeliveredJob => {
@@ -41,7 +42,7 @@ export async function complete(db: Kysely<Tables>, caps: DialectCapabilities, op
     };
   });
   const applied = await caps.jobs.delivered(db, now, rows, (trx, finished) => promoteHeld(trx, caps, { now, after: orderedOf(finished) }).then(() => {}));
-  return new Set(applied.map((r) => r.id));
+  return new Set(applied.map((r) => r.id as DeliveryId));
 }
 
 /**

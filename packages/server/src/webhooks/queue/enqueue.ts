@@ -3,7 +3,7 @@ import { insertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newEvent, writeEvents, type EventTrace, type NewEvent } from '../../events/event-write.js';
-import { newId, newIdAfter } from '../../lib/ids.js';
+import { newId, newIdAfter, type DeliveryId, type EventId } from '../../lib/ids.js';
 import { envelopeBytes, type EventInput } from '../envelope.js';
 import { isRecordEvent, wantsEvent } from '../subscription-match.js';
 import { findTargets, subscribedTargets, type TargetRow } from '../targets-store.js';
@@ -26,10 +26,10 @@ export interface JobHandoff {
 
 /** What a write enqueued: jobs left pending (workers are woken for them) and jobs handed to this process's worker. */
 export interface Enqueued {
-  eventId: string;
+  eventId: EventId;
   /** A feed event (feed readers are woken after the commit). */
   inFeed: boolean;
-  jobIds: string[];
+  jobIds: DeliveryId[];
   pending: number;
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
 }
@@ -122,7 +122,7 @@ interface JobPlan {
 async function planJobs(
   trx: Kysely<Tables>,
   caps: DialectCapabilities,
-  event: EventInput & { eventId: string; inFeed: boolean; payloadJson: string },
+  event: EventInput & { eventId: EventId; inFeed: boolean; payloadJson: string },
   targets: readonly TargetRow[],
   { now, handoff, trace }: EnqueueOptions,
   plan: JobPlan,

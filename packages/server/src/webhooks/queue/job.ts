@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
+import type { DeliveryId, WebhookId } from '../../lib/ids.js';
 import type { AttemptTrace } from '../connection-trace.js';
 
 /**
@@ -9,8 +10,8 @@ import type { AttemptTrace } from '../connection-trace.js';
  * no row and changes nothing.
  */
 export interface HeldJob {
-  readonly id: string;
-  readonly webhookId: string;
+  readonly id: DeliveryId;
+  readonly webhookId: WebhookId;
   readonly lease: string;
   readonly leaseExpiresAt: number;
   /** Attempts made before this one, in all rounds; this attempt's number is attemptCount + 1. */

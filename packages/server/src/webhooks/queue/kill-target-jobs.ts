@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import type { WebhookId } from '../../lib/ids.js';
 
 /** pending|delivering|held → dead for every unfinished job of a deleted target (in the delete's transaction). */
-export async function killTargetJobs(trx: Kysely<Tables>, opts: { now: number; webhookId: string }): Promise<number> {
+export async function killTargetJobs(trx: Kysely<Tables>, opts: { now: number; webhookId: WebhookId }): Promise<number> {
   const res = await trx
     .updateTable('delivery_jobs')
     .set({

@@ -4,6 +4,7 @@ import type { Tables } from '../../db/tables.js';
 import { inTransaction, insertAttempt } from './attempts-store.js';
 import type { AttemptRecord, HeldRef } from './job.js';
 import { promoteHeld } from './promote-held.js';
+import type { WebhookId } from '../../lib/ids.js';
 
 /**
  * delivering → dead: the round's last attempt failed; the attempt is recorded with it, and the record's next held job
@@ -33,7 +34,7 @@ export async function markDead(
       .returning(['attempt_count', 'webhook_id'])
       .executeTakeFirst();
     if (!row) return false;
-    await insertAttempt(trx, { id: job.id, webhookId: row.webhook_id }, row.attempt_count, attempt);
+    await insertAttempt(trx, { id: job.id, webhookId: row.webhook_id as WebhookId }, row.attempt_count, attempt);
     await promoteHeld(trx, caps, { now, after: [job.id] });
     return true;
   });

@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { recordTopic } from './job.js';
+import type { WebhookId } from '../../lib/ids.js';
 
 /** held → pending for every held job of a target whose ordering was switched off: nothing waits any more. */
-export async function releaseHeld(db: Kysely<Tables>, opts: { now: number; webhookId: string }): Promise<number> {
+export async function releaseHeld(db: Kysely<Tables>, opts: { now: number; webhookId: WebhookId }): Promise<number> {
   const res = await sql`update delivery_jobs set state = 'pending', next_attempt_at = ${opts.now}, updated_at = ${opts.now}
                          where webhook_id = ${opts.webhookId} and state = 'held'`.execute(db);
   return Number(res.numAffectedRows ?? 0);
@@ -15,7 +16,7 @@ export async function releaseHeld(db: Kysely<Tables>, opts: { now: number; webho
  * transition (no state changes): the other half of what switching a target's ordering does to its queue. Found
  * through the unfinished states' partial indexes, so its cost follows the target's backlog, not its history.
  */
-export async function markOrdered(db: Kysely<Tables>, webhookId: string): Promise<number> {
+export async function markOrdered(db: Kysely<Tables>, webhookId: WebhookId): Promise<number> {
   const res = await sql`update delivery_jobs set ordered = 1
                          where id in (select id from delivery_jobs where webhook_id = ${webhookId} and state = 'pending'
                                       union all select id from delivery_jobs where webhook_id = ${webhookId} and state = 'held'

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
-import { newId } from '../../lib/ids.js';
+import { newId, type DeliveryId, type EventId, type WebhookId } from '../../lib/ids.js';
 import { recordTopic } from './job.js';
 import { promoteHeld } from './promote-held.js';
 
@@ -21,7 +21,7 @@ import { promoteHeld } from './promote-held.js';
  * the second insert starts after the first commits and its snapshot sees those jobs. SQLite's transactions take the
  * single write lock when they begin.
  */
-export async function replayEvents(trx: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; webhookId: string; ordered: boolean; eventIds: readonly string[] }): Promise<string[]> {
+export async function replayEvents(trx: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; webhookId: WebhookId; ordered: boolean; eventIds: readonly EventId[] }): Promise<DeliveryId[]> {
   const { now, webhookId } = opts;
   if (opts.eventIds.length === 0) return [];
   await caps.lockRow(trx, 'webhooks', 'id', webhookId);
@@ -38,7 +38,7 @@ export async function replayEvents(trx: Kysely<Tables>, caps: DialectCapabilitie
      where e.payload is not null
        and not exists (select 1 from delivery_jobs j where j.event_id = e.id and j.webhook_id = ${webhookId})
     returning id`.execute(trx);
-  const ids = rows.map((r) => r.id);
+  const ids = rows.map((r) => r.id as DeliveryId);
   if (opts.ordered) await promoteHeld(trx, caps, { now, after: ids });
   return ids;
 }

@@ -3,6 +3,7 @@ import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { recordTopic } from './job.js';
 import { promoteHeld } from './promote-held.js';
+import type { DeliveryId } from '../../lib/ids.js';
 
 /**
  * The update retryDead and recoverDead both make, before they say which dead jobs: one more full round (round_start
@@ -34,7 +35,7 @@ export const reviveDead = (db: Kysely<Tables>, opts: { now: number; firstDelayMs
  * a record never has two jobs in flight (SPEC §9). Run it in a transaction: a crash between the two statements
  * leaves a held job the worker's sweep releases.
  */
-export async function retryDead(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobId: string; firstDelayMs: number }): Promise<boolean> {
+export async function retryDead(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobId: DeliveryId; firstDelayMs: number }): Promise<boolean> {
   const { jobId, ...rest } = opts;
   return (await retryDeadJobs(db, caps, { ...rest, jobIds: [jobId] })).length === 1;
 }
@@ -44,10 +45,10 @@ export async function retryDead(db: Kysely<Tables>, caps: DialectCapabilities, o
  * update, and promoteHeld for those it sent back. Returns their ids; the others were not dead, do not exist, or
  * belong to a deleted target, and are left as they were.
  */
-export async function retryDeadJobs(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobIds: readonly string[]; firstDelayMs: number }): Promise<string[]> {
+export async function retryDeadJobs(db: Kysely<Tables>, caps: DialectCapabilities, opts: { now: number; jobIds: readonly DeliveryId[]; firstDelayMs: number }): Promise<DeliveryId[]> {
   if (opts.jobIds.length === 0) return [];
   const rows = await reviveDead(db, opts).where('id', 'in', [...opts.jobIds]).returning('id').execute();
-  const revived = rows.map((r) => r.id);
+  const revived = rows.map((r) => r.id as DeliveryId);
   await promoteHeld(db, caps, { now: opts.now, after: revived });
   return revived;
 }

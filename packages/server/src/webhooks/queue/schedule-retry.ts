@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { inTransaction, insertAttempt } from './attempts-store.js';
 import type { AttemptRecord, HeldRef } from './job.js';
+import type { WebhookId } from '../../lib/ids.js';
 
 /** delivering → pending at `at` (the decision's), with the failed attempt. False when the lease was lost. */
 export async function scheduleRetry(
@@ -28,7 +29,7 @@ export async function scheduleRetry(
       .returning(['attempt_count', 'webhook_id'])
       .executeTakeFirst();
     if (!row) return false;
-    await insertAttempt(trx, { id: job.id, webhookId: row.webhook_id }, row.attempt_count, attempt);
+    await insertAttempt(trx, { id: job.id, webhookId: row.webhook_id as WebhookId }, row.attempt_count, attempt);
     return true;
   });
 }
