@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import type { Config } from './config/schema.js';
 import { sqlitePath } from './db/connect.js';
 import { ALL_MIGRATIONS } from './db/migrate.js';
+import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 
 /**
@@ -79,7 +80,7 @@ function checkDatabase(file: string, key: string): string[] {
  * one step, under one read transaction (in WAL mode a reader never blocks `serve`'s writes; copying in small steps
  * would start over at each write of another process and, under steady writes, never end).
  */
-export async function backup(config: Config, dir: string, progress: (line: string) => void): Promise<Manifest> {
+export async function backup(config: Config, dir: string, progress: (line: string) => void, clock: Clock = systemClock): Promise<Manifest> {
   const path = databaseFile(config, POSTGRES_BACKUP);
   if (!existsSync(path)) throw new BackupError(`no database at ${path}`);
   const key = currentKey(config, path);
@@ -104,7 +105,7 @@ export async function backup(config: Config, dir: string, progress: (line: strin
   writeFileSync(join(dir, BACKUP_KEY), `${key}\n`, { mode: 0o600 });
   const manifest: Manifest = {
     format: 1,
-    createdAt: new Date().toISOString(),
+    createdAt: new Date(clock.now()).toISOString(),
     database: { file: BACKUP_DATABASE, bytes: statSync(target).size, sha256: await sha256File(target), migrations },
     key: { file: BACKUP_KEY, fingerprint: new SecretBox(key).fingerprint() },
   };
@@ -143,7 +144,7 @@ export interface Restored {
  * key file) already there is moved aside, never deleted. With SVC_SECRET_KEY set it must be the backup's key; without
  * it the backup's key file goes beside the database, where svc reads it.
  */
-export async function restore(config: Config, dir: string, progress: (line: string) => void): Promise<Restored> {
+export async function restore(config: Config, dir: string, progress: (line: string) => void, clock: Clock = systemClock): Promise<Restored> {
   const path = databaseFile(config, POSTGRES_RESTORE);
   const manifestFile = join(dir, BACKUP_MANIFEST);
   if (!existsSync(manifestFile)) throw new BackupError(`${dir} holds no backup (no ${BACKUP_MANIFEST})`);
@@ -160,7 +161,7 @@ export async function restore(config: Config, dir: string, progress: (line: stri
   }
 
   const movedAside: string[] = [];
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
   const aside = (file: string) => {
     const to = `${file}.before-restore-${stamp}`;
     renameSync(file, to);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from '../lib/clock.js';
 import { randomToken } from '../lib/crypto.js';
 import { envelopeOf } from '../webhooks/envelope.js';
 import { signatureHeader } from '../webhooks/signing.js';
@@ -20,6 +21,8 @@ export interface ListenOptions {
   print(line: string): void;
   /** Aborted on Ctrl-C: listen returns at once, its position still before any event not yet forwarded. */
   signal: AbortSignal;
+  /** What a forward's signature timestamp is read from (the system's by default). */
+  clock?: Clock;
 }
 
 export { ListenError };
@@ -64,7 +67,7 @@ function envelopeFor(event: StreamEvent, data: string): string {
 
 /** One forward: the local answer's status, or why there was none. Redirects are not followed, as deliveries never follow them. */
 async function forward(opts: ListenOptions, event: StreamEvent, body: string): Promise<{ ok: boolean; status: string }> {
-  const timestamp = Math.floor(Date.now() / 1000);
+  const timestamp = Math.floor((opts.clock ?? systemClock).now() / 1000);
   // Ctrl-C or 15 s, whichever comes first; both let go of the forward's listener once it is over.
   const stop = new AbortController();
   const abort = () => stop.abort();

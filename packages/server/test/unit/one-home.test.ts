@@ -34,6 +34,8 @@ function outside(home: string, pattern: RegExp): string[] {
 
 /** A write to the events table: Kysely's builders, insertRows' spec, or SQL text. */
 const EVENTS_WRITE = /(insertInto|updateTable|deleteFrom)\(\s*'events'\s*\)|\btable:\s*'events'|\b(insert\s+into|update|delete\s+from)\s+events\b/i;
+/** A read of the system's time: everything else asks the process's clock (lib/clock.ts), which tests replace. */
+const SYSTEM_TIME = /\bDate\.now\(\)|\bnew Date\(\s*\)|\bperformance\.timeOrigin\b/;
 /** A decision on what an API or admin token's scopes allow. */
 const SCOPE_DECISION = /\bscopes\.(includes|some|every|indexOf)\(/;
 
@@ -48,12 +50,18 @@ describe('one home for each fact', () => {
     for (const line of ["db.selectFrom('events')", 'select payload from events e where e.id = ?', "join events e on e.id = v.column1"]) {
       expect(EVENTS_WRITE.test(line), line).toBe(false);
     }
+    for (const line of ['const t = Date.now();', "stamp = new Date().toISOString()", 'performance.timeOrigin + performance.now()']) expect(SYSTEM_TIME.test(line), line).toBe(true);
+    for (const line of ['new Date(clock.now()).toISOString()', 'new Date(ms)', 'ctx.clock.now()']) expect(SYSTEM_TIME.test(line), line).toBe(false);
     expect(SCOPE_DECISION.test("if (!token.scopes.includes('records:read'))")).toBe(true);
     expect(SCOPE_DECISION.test('scopes: t.scopes,')).toBe(false);
   });
 
   it('only events/ writes the events table (events/event-write.ts, retention-store.ts)', () => {
     expect(outside('events/', EVENTS_WRITE)).toEqual([]);
+  });
+
+  it('only lib/clock.ts reads the system\'s time (issue 28 item 4: time through the clock everywhere)', () => {
+    expect(outside('lib/clock.ts', SYSTEM_TIME)).toEqual([]);
   });
 
   it('only auth/ decides what a token\'s scopes allow (auth/bearer-policy.ts, auth/admin-scopes.ts)', () => {
