@@ -10,15 +10,15 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-tracing-lazy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// A module hook that writes down every @opentelemetry module the process resolves, then a whole svc process (API and
-// worker, through runtime.ts as `svc serve` starts it) that answers a request and stops.
+// A module hook that writes down every OpenTelemetry and broker client module the process resolves, then a whole svc
+// process (API and worker, through runtime.ts as `svc serve` starts it) that answers a request and stops.
 const HOOK = join(dir, 'hook.mjs');
 writeFileSync(
   HOOK,
   `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
-  if (result.url.includes('/@opentelemetry/')) appendFileSync(process.env.OTEL_MODULE_LOG, result.url + '\\n');
+  if (/\\/(@opentelemetry|@nats-io|amqplib|redis|@redis)\\//.test(result.url)) appendFileSync(process.env.OTEL_MODULE_LOG, result.url + '\\n');
   return result;
 }`,
 );
@@ -55,11 +55,18 @@ function serve(name: string, env: Record<string, string>): Promise<{ status: str
   });
 }
 
-describe('tracing is loaded lazily', () => {
+describe('tracing and broker clients are loaded lazily', () => {
   it('without OTEL_* variables no OpenTelemetry module is resolved while svc starts, answers a request and stops', async () => {
     const off = await serve('off', {});
     expect(off.status).toBe('200');
     expect(off.modules).toEqual([]);
+  }, 120_000);
+
+  it('without SVC_BROKERS no broker client (NATS, RabbitMQ, Redis) is loaded either', async () => {
+    // The same process as above; the clients are loaded by the broker pool only for the kinds SVC_BROKERS names.
+    const off = await serve('no-brokers', {});
+    expect(off.status).toBe('200');
+    expect(off.modules.filter((m) => /\/(@nats-io|amqplib|redis|@redis)\//.test(m))).toEqual([]);
   }, 120_000);
 
   it('with an endpoint the SDK and the protobuf exporter load, and the stop exports the spans (protobuf)', async () => {

@@ -3,13 +3,49 @@ import { Gauge, type Registry } from 'prom-client';
 import { brokerAddress, type BrokerKind, type BrokerSetting } from '../../config/brokers.js';
 import { NO_TRACE } from '../connection-trace.js';
 import type { TargetRow } from '../targets-store.js';
-import { errorDetail, type BrokerConnection, type ConnectionFactory, type PublishResult } from './broker-connection.js';
-import { natsConnection } from './nats.js';
-import { rabbitmqConnection } from './rabbitmq.js';
-import { redisConnection } from './redis.js';
+import { errorDetail, NOT_CONNECTED, type BrokerConnection, type ConnectionEvents, type ConnectionFactory, type PublishResult } from './broker-connection.js';
 import type { AttemptOutcome, DeliverySender, OutgoingMessage } from './sender.js';
 
-const FACTORIES: Readonly<Record<BrokerKind, ConnectionFactory>> = { nats: natsConnection, rabbitmq: rabbitmqConnection, redis: redisConnection };
+/**
+ * Each kind's client, loaded when a process has a broker of that kind (the clients are most of the bundle's start:
+ * @redis/client alone builds its command tables when loaded); a process without SVC_BROKERS loads none of them.
+ */
+const FACTORIES: Readonly<Record<BrokerKind, () => Promise<ConnectionFactory>>> = {
+  nats: async () => (await import('./nats.js')).natsConnection,
+  rabbitmq: async () => (await import('./rabbitmq.js')).rabbitmqConnection,
+  redis: async () => (await import('./redis.js')).redisConnection,
+};
+
+/**
+ * A broker connection whose client is loaded at start(): until then (and if the load failed) it is not connected, and
+ * a publish is the pool's `connection_failed`, as for a broker that is down.
+ */
+function lazyConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number, logger: Logger): BrokerConnection {
+  let real: BrokerConnection | null = null;
+  let closed = false;
+  return {
+    get connected() {
+      return real?.connected ?? false;
+    },
+    start() {
+      FACTORIES[setting.kind]()
+        .then((factory) => {
+          if (closed) return;
+          real = factory(setting, events, timeoutMs);
+          real.start();
+        })
+        .catch((err: unknown) => {
+          logger.error({ broker: setting.name, detail: errorDetail(err) }, 'the broker client could not be loaded');
+          events.state(false, errorDetail(err));
+        });
+    },
+    publish: (target, message, deadlineMs) => (real ? real.publish(target, message, deadlineMs) : Promise.resolve(NOT_CONNECTED(setting.name))),
+    async close() {
+      closed = true;
+      await real?.close();
+    },
+  };
+}
 
 export interface BrokerPoolOptions {
   /** SVC_WEBHOOK_TIMEOUT_MS: one attempt, publish to acknowledgement; also a connection attempt's limit. */
@@ -38,7 +74,7 @@ export class BrokerPool implements DeliverySender {
 
   constructor(settings: readonly BrokerSetting[], private readonly opts: BrokerPoolOptions) {
     for (const setting of settings) {
-      const connection = FACTORIES[setting.kind](setting, { state: (up, detail) => this.changed(setting.name, up, detail) }, opts.timeoutMs);
+      const connection = lazyConnection(setting, { state: (up, detail) => this.changed(setting.name, up, detail) }, opts.timeoutMs, opts.logger);
       let reportedFirst = () => {};
       const firstReport = new Promise<void>((resolve) => (reportedFirst = resolve));
       this.entries.set(setting.name, { setting, connection, reported: null, firstReport, reportedFirst });
