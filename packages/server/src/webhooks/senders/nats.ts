@@ -17,7 +17,10 @@ import type { OutgoingMessage } from './sender.js';
 export function natsConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number): BrokerConnection {
   let js: JetStreamClient | null = null;
   const supervisor = new Supervisor<NatsConnection>(
-    () => connect({ ...connectOptions(setting.url), timeout: timeoutMs, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, name: 'svc' }),
+    // noAsyncTraces: the client would otherwise make two Errors with stack traces per publish (a RequestError and a
+    // TimeoutError, for where a failure was started); svc keeps only a failure's code and message. 14 % of a
+    // worker's CPU publishing into JetStream (W15).
+    () => connect({ ...connectOptions(setting.url), timeout: timeoutMs, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, name: 'svc', noAsyncTraces: true }),
     async (nc) => {
       js = jetstream(nc, { timeout: timeoutMs });
       supervisor.state(true);
