@@ -92,14 +92,22 @@ export async function w2Tracing(ctx) {
 }
 
 /** Every event of a copy gets a sampled trace context of its own, as if each write had been traced. */
-const traced = (kind) => async (url) => {
+/**
+ * Before the clock, on every side's copy: `on` gives each event a sampled traceparent of its own (as if each write had
+ * been traced). That update leaves the events table as no write leaves it (SQLite rewrites the rows, PostgreSQL keeps
+ * the old versions until a vacuum; a traced write stores its context in its insert), so every side's copy is then
+ * vacuumed alike, and the three drain tables of the same layout.
+ */
+const prepared = (kind, tracedEvents) => async (url) => {
   if (kind === 'pg') {
-    await query(url, `update events set traceparent = '00-' || md5(random()::text) || '-' || substr(md5(random()::text), 1, 16) || '-01'`);
+    if (tracedEvents) await query(url, `update events set traceparent = '00-' || md5(random()::text) || '-' || substr(md5(random()::text), 1, 16) || '-01'`);
+    await query(url, 'vacuum analyze events');
     return;
   }
   const db = new Database(url.slice('sqlite:'.length));
   try {
-    db.exec(`update events set traceparent = '00-' || lower(hex(randomblob(16))) || '-' || lower(hex(randomblob(8))) || '-01'`);
+    if (tracedEvents) db.exec(`update events set traceparent = '00-' || lower(hex(randomblob(16))) || '-' || lower(hex(randomblob(8))) || '-01'`);
+    db.exec('vacuum');
   } finally {
     db.close();
   }
@@ -116,7 +124,7 @@ export async function w4Tracing(ctx, receiver, kinds) {
       const rounds = { none: [], off: [], on: [] };
       for (let r = 1; r <= opts.rounds; r++) {
         for (const side of SIDES) {
-          const res = await drainWithSvc(ctx, tpl, receiver, { label: `${name}-${side}`, main: sideMain(side), env: sideEnv(side, sink), prepare: side === 'on' ? traced(kind) : null });
+          const res = await drainWithSvc(ctx, tpl, receiver, { label: `${name}-${side}`, main: sideMain(side), env: sideEnv(side, sink), prepare: prepared(kind, side === 'on') });
           res.rate = res.count / res.seconds;
           rounds[side].push(res);
           ctx.progress('W4T', `${kind} round ${r}/${opts.rounds} tracing ${side.padEnd(4)} ${Math.round(res.rate)} deliveries/s (${res.count} in ${res.seconds.toFixed(2)} s)${res.partial ? ` — STOPPED at the ${opts.drainTimeoutMs / 1000} s limit` : ''}`);
