@@ -1,8 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { createRegistry } from './http/metrics.js';
-import { buildApp } from './app.js';
-import { bootstrapAdmin } from './auth/setup.js';
 import type { Config } from './config/schema.js';
 import { ConfigError } from './config/schema.js';
 import { resolveSecretKey } from './db/secret-key.js';
@@ -158,6 +156,8 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   }
   if (parts.api) {
     stopMaintenance = startMaintenance(ctx);
+    // Loaded only here: a `svc worker` never reads the HTTP layer (Fastify, its schemas, the routes) off disk.
+    const [{ buildApp }, { bootstrapAdmin }] = await Promise.all([import('./app.js'), import('./auth/setup.js')]);
     // The write path hands this process's new jobs straight to its own worker, when there is one.
     app = await buildApp(ctx, { registry, handoff: worker });
     // The admin exists before the port opens: a client that sees /readyz answer can log in at once.

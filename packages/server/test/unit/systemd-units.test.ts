@@ -137,7 +137,9 @@ describe('examples/systemd units', () => {
     expect(nodeFlags).toEqual(['--initial-old-space-size=96']);
     expect(args.slice(0, nodeFlags.length)).toEqual(nodeFlags);
     expect(args[nodeFlags.length]).toMatch(/\/packages\/server\/dist\/svc\.mjs$/);
-    expect(read(join(SERVER, 'build.mjs'))).toContain("outfile: 'dist/svc.mjs'");
+    // build.mjs writes the command as dist/svc.mjs: the entry named svc, with the .mjs extension.
+    expect(read(join(SERVER, 'build.mjs'))).toContain("entryPoints: { svc: 'src/cli/main.ts' }");
+    expect(read(join(SERVER, 'build.mjs'))).toContain("outExtension: { '.js': '.mjs' }");
     expect(checkInvocation(args.slice(nodeFlags.length + 1))).toBe(command);
     for (const [key, expected] of Object.entries(HARDENING)) expect(value(unit, 'Service', key), key).toBe(expected);
     expect(value(unit, 'Service', 'EnvironmentFile')).toBe('/etc/svc/svc.env');

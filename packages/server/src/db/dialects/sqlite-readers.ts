@@ -42,13 +42,13 @@ interface Reader {
 }
 
 /**
- * The thread's script beside this module: the bundle's (dist/sqlite-reader-thread.js, built by build.mjs) or tsc's
- * (dist/db/dialects/). When svc runs from its TypeScript sources (tests, tsx), a worker does not inherit the loader
+ * The thread's script: the bundle's (dist/sqlite-reader-thread.js, built by build.mjs, beside dist/svc.mjs or one
+ * folder up from a chunk in dist/chunks/) or tsc's (dist/db/dialects/, beside this module). When svc runs from its TypeScript sources (tests, tsx), a worker does not inherit the loader
  * (Node 20 ignores `--import` in a worker's execArgv), so a two-line script registers tsx first, then loads the source.
  */
 function startThread(path: string): Worker {
-  const js = new URL('./sqlite-reader-thread.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData: { path } });
+  const js = ['./sqlite-reader-thread.js', '../sqlite-reader-thread.js'].map((p) => new URL(p, import.meta.url)).find((u) => existsSync(fileURLToPath(u)));
+  if (js) return new Worker(js, { workerData: { path } });
   // tsx's ES module API (its CommonJS one cannot register the ESM hooks from an eval'd script).
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
   const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
