@@ -95,7 +95,7 @@ export async function openContext(config: Config, options: OpenOptions = {}): Pr
   const key = resolveSecretKey(config);
   const database = connect(config.databaseUrl, connectOptions(config));
   try {
-    const applied = await migrateToLatest(database);
+    const applied = await migrateToLatest(database, () => logger.info('another svc process is applying migrations to this database; waiting for it'));
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const box = new SecretBox(key);
     const stored = (await getMeta(database.db, 'secret_key_fingerprint')) ?? (await putMetaOnce(database.db, 'secret_key_fingerprint', box.fingerprint()));

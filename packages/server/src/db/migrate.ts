@@ -83,13 +83,24 @@ export async function unknownMigrations(database: Database): Promise<string[]> {
   return rows.map((r) => r.name).filter((name) => !(name in MIGRATIONS));
 }
 
-export async function migrateToLatest(database: Database): Promise<string[]> {
+/**
+ * Applies what is pending, under the database's migration lock when it has one (SQLite: two processes starting on a
+ * new file at once, `svc serve` and `svc token create`, each applied the same migrations and one failed, "duplicate
+ * column name"). The migrator reads what is applied after the lock is taken: the second process applies nothing.
+ */
+export async function migrateToLatest(database: Database, onWait: () => void = () => {}): Promise<string[]> {
   const newer = await unknownMigrations(database);
   if (newer.length > 0) throw new NewerDatabaseError(newer);
   const m = await migrator(database);
-  const { error, results } = await m.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  if ((await m.getMigrations()).every((x) => x.executedAt)) return [];
+  const release = database.migrationLock ? await database.migrationLock(onWait) : () => {};
+  try {
+    const { error, results } = await m.migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  } finally {
+    release();
+  }
 }
 
 export async function pendingMigrations(database: Database): Promise<string[]> {

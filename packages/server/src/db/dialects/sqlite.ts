@@ -159,7 +159,33 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
       if (pool) await queries.destroy();
       await db.destroy();
     },
+    ...(path === ':memory:' ? {} : { migrationLock: (onWait: () => void) => fileLock(`${path}-migrate-lock`, onWait) }),
   };
+}
+
+/**
+ * An exclusive lock between processes, held by an exclusive transaction on a file of its own beside the database
+ * (an empty SQLite database: the file stays, as -wal and -shm do). SQLite's lock is the operating system's, so a process
+ * that dies holding it lets go. Not the database file itself: the migrations write there, from this same process.
+ */
+async function fileLock(path: string, onWait: () => void): Promise<() => void> {
+  createPrivately(path);
+  const lock = new SQLite(path, { timeout: 0 });
+  let told = false;
+  for (;;) {
+    try {
+      lock.exec('begin exclusive');
+      return () => lock.close();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') {
+        lock.close();
+        throw err;
+      }
+      if (!told) onWait();
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
 
 /** In-process wake-ups: one process serves a SQLite database. */

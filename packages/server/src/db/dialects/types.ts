@@ -248,4 +248,10 @@ export interface Database {
   /** Liveness of the connection, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Held while migrations are applied, so that two processes starting on a new database at once apply each migration
+   * once: SQLite runs Kysely's migrations outside a transaction and with no lock of its own (PostgreSQL's migrator
+   * takes an advisory lock: there this is absent). `onWait` is called once if another process holds it.
+   */
+  migrationLock?(onWait: () => void): Promise<() => void>;
 }
