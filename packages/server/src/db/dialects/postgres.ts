@@ -25,6 +25,12 @@ const fieldSql = (name: string, type: QueryValueType): string => {
   }
 };
 
+/**
+ * The relation loweredFrom joins; its columns are `~` and the field's name (a checked identifier), which no column of
+ * `records` can be, whatever the fields are named.
+ */
+const LOWERED = 'svc_lowered';
+
 /** The statistics object that goes with an indexed field's index (migration 010 names the existing ones alike). */
 const statisticsName = (index: string): string => `${index}_stats`;
 
@@ -43,8 +49,13 @@ const query: QueryDialect = {
     }
   },
   idText: '(id collate "C")',
-  // svc_lower: migration 013's table-driven mapping, the same on both databases (not lower() under a server locale).
-  contains: (name, lowered) => sql<boolean>`strpos(svc_lower(data::jsonb ->> ${sql.raw(`'${name}'`)}), ${lowered}) > 0`,
+  // svc_lower: migration 013's table-driven mapping, the same on both databases (not lower() under a server locale),
+  // applied once a row to each field the filter's `~` terms name (loweredFrom).
+  contains: (name, lowered) => sql<boolean>`strpos(${sql.raw(`${LOWERED}."~${name}"`)}, ${lowered}) > 0`,
+  // OFFSET 0 keeps the planner from pulling either subquery up into the WHERE, where each reference would evaluate
+  // its expression again; the inner one parses the record's JSON once for all the fields.
+  loweredFrom: (names) =>
+    ` cross join lateral (select ${names.map((n) => `svc_lower(parsed.doc ->> '${n}') as "~${n}"`).join(', ')} from (select records.data::jsonb as doc offset 0) as parsed offset 0) as ${LOWERED}`,
   readValue: (value, type) => {
     if (value === null || value === undefined) return null;
     return type === 'number' || type === 'integer' ? Number(value) : (value as string | boolean);

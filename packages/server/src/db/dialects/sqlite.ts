@@ -29,6 +29,7 @@ const query: QueryDialect = {
   param: (value, type) => (type === 'boolean' ? sql`${value ? 1 : 0}` : sql`${value}`),
   idText: 'id',
   contains: (name, lowered) => sql<boolean>`instr(svc_lower(${sql.raw(fieldSql(name, 'text'))}), ${lowered}) > 0`,
+  loweredFrom: null,
   readValue: (value, type) => (value === null || value === undefined ? null : type === 'boolean' ? value === 1 : (value as string | number)),
   // A partial index: its WHERE names the collection as a constant, and only queries that say so use it. Descending,
   // as SQLite puts NULL lowest: its order is a descending sort's (nulls last, ties by id), so a top-N page stops early;

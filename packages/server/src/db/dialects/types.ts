@@ -179,8 +179,17 @@ export interface QueryDialect {
   param(value: string | number | boolean, type: QueryValueType): RawBuilder<unknown>;
   /** The record's id, compared by code point. */
   readonly idText: string;
-  /** Whether a text field's value, lowercased by the Unicode simple mapping, contains `lowered` (bound). */
+  /**
+   * Whether a text field's value, lowercased by the Unicode simple mapping, contains `lowered` (bound). With
+   * `loweredFrom`, it reads the field's lowered value that the FROM clause made once per row.
+   */
   contains(name: string, lowered: string): RawBuilder<boolean>;
+  /**
+   * PostgreSQL: what follows `from records` so that each field named in `~` terms is parsed and lowered once per row,
+   * not once per term (a LATERAL subquery behind an optimization fence). 50 terms over one field were 50 parses of
+   * the record's JSON and 50 lowerings of the value a row. Null where the dialect has no LATERAL (SQLite).
+   */
+  loweredFrom: ((names: readonly string[]) => string) | null;
   /** A cursor's sort value read back from a row, as JSON (PostgreSQL returns numeric as text). */
   readValue(value: unknown, type: QueryValueType): string | number | boolean | null;
   /**

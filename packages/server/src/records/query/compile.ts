@@ -74,6 +74,30 @@ function comparisonSql(q: QueryDialect, c: CheckedComparison, negate: boolean): 
   return orNull(sql<boolean>`${expr} ${sql.raw(op === '!=' ? '<>' : op)} ${value}`);
 }
 
+/** The data fields that `~` and `!~` terms of the filter name, each once (QueryDialect.loweredFrom lowers them). */
+export function containedFields(f: Filter): string[] {
+  const names = new Set<string>();
+  const walk = (x: Filter): void => {
+    if (x.type === 'not') walk(x.item);
+    else if (x.type === 'cmp') {
+      if ((x.op === '~' || x.op === '!~') && x.target.kind === 'data') names.add(x.target.name);
+    } else x.items.forEach(walk);
+  };
+  walk(f);
+  return [...names];
+}
+
+/**
+ * The relation a records query reads: `records`, and on PostgreSQL the fields its `~` terms name, lowered once a row
+ * (QueryDialect.loweredFrom). Field names are checked identifiers (asserted again: this text is spliced).
+ */
+export function recordsFromSql(q: QueryDialect, filter: Filter | null | undefined): RawBuilder<unknown> {
+  const names = filter && q.loweredFrom ? containedFields(filter) : [];
+  if (names.length === 0) return sql.raw('records');
+  for (const name of names) if (!FIELD_NAME.test(name)) throw new Error(`not a field name: ${name}`);
+  return sql.raw(`records${q.loweredFrom!(names)}`);
+}
+
 /** The filter as a SQL condition, negations pushed down to the comparisons (De Morgan). */
 export function filterSql(q: QueryDialect, f: Filter, negate = false): RawBuilder<boolean> {
   switch (f.type) {

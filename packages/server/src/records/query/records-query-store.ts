@@ -4,7 +4,7 @@ import type { QueryDialect } from '../../db/dialects/types.js';
 import type { RecordsTable, Tables } from '../../db/tables.js';
 import { COLLECTION_NAME } from '../fields.js';
 import type { Filter } from './check.js';
-import { filterSql, targetSql } from './compile.js';
+import { filterSql, recordsFromSql, targetSql } from './compile.js';
 import { textAfterPrefix, type SortValue } from './keyset-cursor.js';
 import type { SortKey } from './sort.js';
 
@@ -111,7 +111,7 @@ export function matchingSql(q: QueryDialect, query: RecordQuery, limit: number, 
   const inline = sql.raw(String(Math.max(0, Math.floor(inlineMaxBytes))));
   return sql<Record<string, unknown>>`select id, version, created_at, updated_at, octet_length(data) as bytes,
     case when octet_length(data) <= ${inline} then data end as data${sql.join(columns, sql.raw(''))}
-    from records where ${whereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`;
+    from ${recordsFromSql(q, query.filter)} where ${whereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`;
 }
 
 /**
@@ -159,6 +159,6 @@ export async function listRecordsByIds(db: Kysely<Tables>, collection: string, i
 }
 
 export async function countMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery): Promise<number> {
-  const r = await sql<{ n: number | string }>`select count(*) as n from records where ${whereSql(q, query, false)}`.execute(db);
+  const r = await sql<{ n: number | string }>`select count(*) as n from ${recordsFromSql(q, query.filter)} where ${whereSql(q, query, false)}`.execute(db);
   return Number(r.rows[0]!.n);
 }
