@@ -63,7 +63,7 @@ function startThread(path: string): Worker {
  * committed data while the main connection writes). A statement that runs longer than `timeoutMs` is answered with
  * ReaderTimeoutError at once and its thread is ended: better-sqlite3 cannot interrupt a statement, so the thread is
  * terminated, which takes effect at its next call into JavaScript (svc_check, every 64 rows: QueryDialect.rowCheck),
- * and replaced when work waits. A request waiting for a free reader waits at most `timeoutMs` too. Threads being ended
+ * and replaced when work waits. The time a request waits for a free reader counts against the same `timeoutMs`. Threads being ended
  * count against `size`, so runaway queries cannot multiply threads.
  */
 export class ReaderPool {
@@ -121,8 +121,8 @@ export class ReaderPool {
       const pending = this.queue.shift()!;
       pending.reader = reader;
       reader.busy = pending;
-      clearTimeout(pending.timer);
-      pending.timer = setTimeout(() => this.expire(pending), this.timeoutMs);
+      // The deadline set when the query came stays: waiting for a reader and running on it share SVC_QUERY_TIMEOUT_MS
+      // (restarted here, a query queued behind a runaway one was answered after nearly twice the timeout).
       reader.worker.postMessage(pending.request);
     }
   }
