@@ -1,5 +1,6 @@
-// Bundles the command into one file (dist/svc.mjs). Loading ~400 modules of dependencies one by one was most of
-// svc's cold start; one file halves it. Native and optional packages stay external and load from node_modules.
+// Bundles the command (dist/svc.mjs and the chunks it loads, below). Loading ~400 modules of dependencies one by one
+// was most of svc's cold start; a bundle halves it. Native and optional packages stay external and load from
+// node_modules.
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
