@@ -92,7 +92,7 @@ export async function migrateToLatest(database: Database, onWait: () => void = (
   const newer = await unknownMigrations(database);
   if (newer.length > 0) throw new NewerDatabaseError(newer);
   const m = await migrator(database);
-  if ((await m.getMigrations()).every((x) => x.executedAt)) return [];
+  if ((await pendingOf(m)).length === 0) return [];
   const release = database.migrationLock ? await database.migrationLock(onWait) : () => {};
   try {
     const { error, results } = await m.migrateToLatest();
@@ -103,7 +103,8 @@ export async function migrateToLatest(database: Database, onWait: () => void = (
   }
 }
 
+const pendingOf = async (m: Migrator): Promise<string[]> => (await m.getMigrations()).filter((x) => !x.executedAt).map((x) => x.name);
+
 export async function pendingMigrations(database: Database): Promise<string[]> {
-  const all = await (await migrator(database)).getMigrations();
-  return all.filter((m) => !m.executedAt).map((m) => m.name);
+  return pendingOf(await migrator(database));
 }

@@ -43,8 +43,9 @@ interface Reader {
 
 /**
  * The thread's script: the bundle's (dist/sqlite-reader-thread.js, built by build.mjs, beside dist/svc.mjs or one
- * folder up from a chunk in dist/chunks/) or tsc's (dist/db/dialects/, beside this module). When svc runs from its TypeScript sources (tests, tsx), a worker does not inherit the loader
- * (Node 20 ignores `--import` in a worker's execArgv), so a two-line script registers tsx first, then loads the source.
+ * folder up from a chunk in dist/chunks/) or tsc's (dist/db/dialects/, beside this module). When svc runs from its
+ * TypeScript sources (tests, tsx), a worker does not inherit the loader (Node 20 ignores `--import` in a worker's
+ * execArgv), so a two-line script registers tsx first, then loads the source.
  */
 function startThread(path: string): Worker {
   const js = ['./sqlite-reader-thread.js', '../sqlite-reader-thread.js'].map((p) => new URL(p, import.meta.url)).find((u) => existsSync(fileURLToPath(u)));
@@ -63,8 +64,8 @@ function startThread(path: string): Worker {
  * committed data while the main connection writes). A statement that runs longer than `timeoutMs` is answered with
  * ReaderTimeoutError at once and its thread is ended: better-sqlite3 cannot interrupt a statement, so the thread is
  * terminated, which takes effect at its next call into JavaScript (svc_check, every 64 rows: QueryDialect.rowCheck),
- * and replaced when work waits. The time a request waits for a free reader counts against the same `timeoutMs`. Threads being ended
- * count against `size`, so runaway queries cannot multiply threads.
+ * and replaced when work waits. The time a request waits for a free reader counts against the same `timeoutMs`.
+ * Threads being ended count against `size`, so runaway queries cannot multiply threads.
  */
 export class ReaderPool {
   private readonly readers: Reader[] = [];

@@ -93,9 +93,9 @@ export function containedFields(f: Filter): string[] {
  */
 export function recordsFromSql(q: QueryDialect, filter: Filter | null | undefined): RawBuilder<unknown> {
   const names = filter && q.loweredFrom ? containedFields(filter) : [];
-  if (names.length === 0) return sql.raw('records');
+  if (names.length === 0 || !q.loweredFrom) return sql.raw('records');
   for (const name of names) if (!FIELD_NAME.test(name)) throw new Error(`not a field name: ${name}`);
-  return sql.raw(`records${q.loweredFrom!(names)}`);
+  return sql.raw(`records${q.loweredFrom(names)}`);
 }
 
 /** The filter as a SQL condition, negations pushed down to the comparisons (De Morgan). */

@@ -87,12 +87,16 @@ function keysetSql(q: QueryDialect, sort: readonly SortKey[], after: KeysetPosit
   return sql<boolean>`(${sql.join(branches, sql.raw(' or '))})`;
 }
 
-function whereSql(q: QueryDialect, query: RecordQuery, withKeyset: boolean): RawBuilder<boolean> {
+/**
+ * `from … where …` of a records query, built together: on PostgreSQL a `~` term reads the lowered value the FROM
+ * clause makes (QueryDialect.loweredFrom), so the condition is never used without its relation.
+ */
+function fromWhereSql(q: QueryDialect, query: RecordQuery, withKeyset: boolean): RawBuilder<unknown> {
   const parts: Array<RawBuilder<boolean>> = [sql<boolean>`collection = ${collectionSql(query.collection)}`];
   if (q.rowCheck !== null) parts.push(sql.raw<boolean>(q.rowCheck));
   if (query.filter) parts.push(filterSql(q, query.filter));
   if (withKeyset && query.after) parts.push(keysetSql(q, query.sort, query.after));
-  return sql.join(parts, sql.raw(' and ')) as RawBuilder<boolean>;
+  return sql`from ${recordsFromSql(q, query.filter)} where ${sql.join(parts, sql.raw(' and '))}`;
 }
 
 export interface MatchingRow {
@@ -111,7 +115,7 @@ export function matchingSql(q: QueryDialect, query: RecordQuery, limit: number, 
   const inline = sql.raw(String(Math.max(0, Math.floor(inlineMaxBytes))));
   return sql<Record<string, unknown>>`select id, version, created_at, updated_at, octet_length(data) as bytes,
     case when octet_length(data) <= ${inline} then data end as data${sql.join(columns, sql.raw(''))}
-    from ${recordsFromSql(q, query.filter)} where ${whereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`;
+    ${fromWhereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`;
 }
 
 /**
@@ -159,6 +163,6 @@ export async function listRecordsByIds(db: Kysely<Tables>, collection: string, i
 }
 
 export async function countMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery): Promise<number> {
-  const r = await sql<{ n: number | string }>`select count(*) as n from ${recordsFromSql(q, query.filter)} where ${whereSql(q, query, false)}`.execute(db);
+  const r = await sql<{ n: number | string }>`select count(*) as n ${fromWhereSql(q, query, false)}`.execute(db);
   return Number(r.rows[0]!.n);
 }
