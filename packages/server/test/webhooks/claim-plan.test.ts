@@ -4,6 +4,7 @@ import { claim, claimStatement } from '../../src/webhooks/queue/claim.js';
 import { unfinishedProbes } from '../../src/webhooks/queue/enqueue.js';
 import { listJobs, listJobsQuery, queueStats, queueStatsStatement } from '../../src/webhooks/queue/jobs-store.js';
 import { rescue, rescueStatement } from '../../src/webhooks/queue/rescue.js';
+import { deliveredStatementText } from '../../src/db/dialects/sqlite/jobs.js';
 import { DIALECTS } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 
@@ -143,5 +144,24 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
     expect(openPlan).toMatch(/delivery_jobs_open_record/);
     expect((await probes.held.execute(db)).rows).toEqual([]);
     expect((await probes.open.execute(db)).rows).toEqual([{ id: 'job_20000' }]);
+  });
+});
+
+/** SQLite's completion (db/dialects/sqlite/jobs.ts): a row of parameters a job, each found by its primary key. */
+describe('completion statement plan (sqlite)', () => {
+  let t: TestContext | null = null;
+  afterEach(async () => {
+    await t?.close();
+    t = null;
+  });
+
+  it.each([1, 64])('a statement of %i rows probes the primary key for each, never a scan of the jobs', async (rows) => {
+    t = await createTestContext('sqlite');
+    const { db } = t.ctx.database;
+    const text = deliveredStatementText(rows);
+    const parameters = Array.from({ length: rows * 11 + 1 }, () => null);
+    const plan = (await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${text}`, parameters))).rows.map((r) => r.detail).join('\n');
+    expect(plan).not.toMatch(/SCAN delivery_jobs/);
+    expect(plan).toMatch(/SEARCH delivery_jobs USING INDEX sqlite_autoindex_delivery_jobs_1 \(id=\?\)/);
   });
 });

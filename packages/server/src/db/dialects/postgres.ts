@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import type { Tables } from '../tables.js';
 import { channelSignal } from './postgres-listen.js';
 import { postgresJobs } from './postgres/jobs.js';
@@ -114,6 +114,8 @@ const caps: DialectCapabilities = {
   textBytes: (value) => sql<string | null>`${value}`,
   keepPlan,
   idIn: (ids) => sql<boolean>`id = any(array(${ids}))`,
+  arrayRows: async <T extends readonly unknown[]>(db: Kysely<Tables>, query: CompiledQuery) =>
+    (await db.executeQuery<Record<string, unknown>>(query)).rows.map((row) => Object.values(row) as unknown as T),
   // Events written since migration 012 carry their JSON up to the payload; older ones are built from their columns
   // (the epoch plus whole milliseconds as an interval: exact, no float, no time zone).
   eventJson: () => sql<string>`case when json_prefix is not null then json_prefix || coalesce(payload, 'null') || '}'

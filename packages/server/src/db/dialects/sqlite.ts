@@ -81,6 +81,8 @@ const caps: DialectCapabilities = {
   textBytes: (value) => sql<Buffer | null>`cast(${value} as blob)`,
   keepPlan: () => {},
   idIn: (ids) => sql<boolean>`id in (${ids})`,
+  arrayRows: async <T extends readonly unknown[]>(db: Kysely<Tables>, query: CompiledQuery) =>
+    (await db.executeQuery<T>(CompiledQuery.raw(ARRAY_ROWS + query.sql, [...query.parameters]))).rows,
   joinPage: {
     json: (value) => sql<Buffer | null>`cast(group_concat(${value}, ',') as blob)`,
     text: (value) => sql<string | null>`group_concat(${value}, ',')`,
@@ -90,6 +92,9 @@ const caps: DialectCapabilities = {
 };
 
 const STATEMENT_CACHE_SIZE = 500;
+
+/** Starts the text of a statement whose rows arrays carry (caps.arrayRows): better-sqlite3's raw mode. */
+const ARRAY_ROWS = '/* rows as arrays */ ';
 
 /**
  * Kysely prepares every query anew; preparing costs more than running most of svc's statements. The SQL text of a
@@ -108,7 +113,10 @@ function withStatementCache(native: SQLite.Database, budget: MainBudget, budgetM
       const text = query === 'begin' ? 'begin immediate' : query === 'rollback' && !native.inTransaction ? 'select 0 where 0' : query;
       // Kysely runs the statement right after preparing it, in the same turn: the budget is this statement's.
       budget.deadline = text.includes(ROW_CHECK) ? performance.now() + budgetMs : Infinity;
-      return cached(text);
+      const stmt = cached(text);
+      // The text is the cache's key, so a statement prepared for arrays is only ever asked for arrays.
+      if (stmt.reader && text.startsWith(ARRAY_ROWS)) stmt.raw(true);
+      return stmt;
     },
   };
 }

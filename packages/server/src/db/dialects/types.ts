@@ -1,4 +1,4 @@
-import type { Kysely, RawBuilder } from 'kysely';
+import type { CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import type { Tables } from '../tables.js';
 
 /**
@@ -85,6 +85,13 @@ export interface DialectCapabilities {
    * whole table once they passed ~100); SQLite `id in (…)`.
    */
   idIn(ids: RawBuilder<unknown>): RawBuilder<boolean>;
+  /**
+   * Runs a statement that returns rows and hands each over as an array of its values in the order the statement
+   * names its columns. SQLite's driver then makes one array a row instead of an object whose every property is set
+   * by name through V8's API (a claim's row of ten columns: ~14,000 instructions a job of ~90,000, callgrind);
+   * PostgreSQL's rows arrive as objects and are read in their columns' order. For the hottest statements only.
+   */
+  arrayRows<T extends readonly unknown[]>(db: Kysely<Tables>, query: CompiledQuery): Promise<T[]>;
   /**
    * Runs this statement text (as compiled, placeholders and all) as a prepared statement whose plan each connection
    * keeps, from now on. PostgreSQL plans every unnamed statement it is sent; the feed page's (its horizon reads

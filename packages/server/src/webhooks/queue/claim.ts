@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
-import type { DeliveryJobsTable, Tables } from '../../db/tables.js';
+import type { Tables } from '../../db/tables.js';
 import { tracing } from '../../tracing/tracing.js';
 import { envelopeBytes } from '../envelope.js';
 import { newLeaseToken, type HeldJob } from './job.js';
@@ -40,11 +40,22 @@ export const CLAIM_MAX_BYTES = 8 * 1024 * 1024;
 /** What a job costs besides its payload: its envelope's other members, and the held job's own objects. */
 export const JOB_OVERHEAD_BYTES = 256;
 
-type ClaimRow = Pick<DeliveryJobsTable, 'id' | 'webhook_id' | 'topic' | 'collection' | 'record_id' | 'attempt_count' | 'round_start' | 'lease_id' | 'lease_expires_at'> & {
-  payload: Buffer | string | null;
+/**
+ * A claimed job's row as the statement returns it (caps.arrayRows: its values in the RETURNING list's order). The
+ * lease and its expiry are the claim's own, known before it runs: not read back.
+ */
+type ClaimRow = readonly [
+  id: string,
+  webhookId: string,
+  topic: string,
+  collection: string,
+  recordId: string,
+  attemptCount: number,
+  roundStart: number,
+  payload: Buffer | string | null,
   /** The event's `traceparent`, a space and its `tracestate` (empty when none); null when the event has no context. */
-  trace: string | null;
-};
+  trace: string | null,
+];
 
 /**
  * Targets per statement. SQLite refuses a compound SELECT of more than 500 parts (SQLITE_MAX_COMPOUND_SELECT); a
@@ -81,8 +92,9 @@ export async function claimWithRates(
   if (opts.targets.length === 0) return [];
   const lease = newLeaseToken();
   const byTarget = new Map<string, Claimed>(opts.targets.map((t) => [t.webhookId, { jobs: [], spentUntil: null }]));
+  const leaseExpiresAt = opts.now + opts.leaseMs;
   const take = (rows: readonly ClaimRow[]) => {
-    for (const r of rows) byTarget.get(r.webhook_id)?.jobs.push(heldJob(r, lease));
+    for (const r of rows) byTarget.get(r[1])?.jobs.push(heldJob(r, lease, leaseExpiresAt));
   };
   const statement = { lease, now: opts.now, leaseMs: opts.leaseMs };
   const free = opts.targets.filter((t) => !t.limited);
@@ -120,7 +132,7 @@ async function claimRows(
   const all = async (q: Kysely<Tables>) => {
     const rows: ClaimRow[] = [];
     for (let i = 0; i < targets.length; i += CLAIM_TARGETS_PER_STATEMENT) {
-      rows.push(...(await claimStatement(caps, { ...statement, targets: targets.slice(i, i + CLAIM_TARGETS_PER_STATEMENT) }).execute(q)).rows);
+      rows.push(...(await caps.arrayRows<ClaimRow>(q, claimStatement(caps, { ...statement, targets: targets.slice(i, i + CLAIM_TARGETS_PER_STATEMENT) }).compile(q))));
     }
     return rows;
   };
@@ -200,19 +212,22 @@ async function countStarts(trx: Kysely<Tables>, buckets: ReadonlyMap<string, All
   }
 }
 
-const heldJob = (r: ClaimRow, lease: string): HeldJob => ({
-  // The database's edge: the job's columns hold only ids of their kind.
-  id: r.id as DeliveryId,
-  webhookId: r.webhook_id as WebhookId,
-  lease,
-  leaseExpiresAt: Number(r.lease_expires_at),
-  attemptCount: r.attempt_count,
-  roundStart: r.round_start,
-  // Every job's event has its payload (enqueue.ts, migration 003); 'null' only if a row was made by hand.
-  body: envelopeBytes(r, r.payload ?? 'null'),
-  // Only a traced event's job carries its context (migration 019): an untraced one is the job it always was.
-  ...(r.trace !== null ? storedTrace(r.trace) : {}),
-});
+function heldJob(r: ClaimRow, lease: string, leaseExpiresAt: number): HeldJob {
+  const [id, webhookId, topic, collection, recordId, attemptCount, roundStart, payload, trace] = r;
+  return {
+    // The database's edge: the job's columns hold only ids of their kind.
+    id: id as DeliveryId,
+    webhookId: webhookId as WebhookId,
+    lease,
+    leaseExpiresAt,
+    attemptCount,
+    roundStart,
+    // Every job's event has its payload (enqueue.ts, migration 003); 'null' only if a row was made by hand.
+    body: envelopeBytes({ id, topic, collection, record_id: recordId }, payload ?? 'null'),
+    // Only a traced event's job carries its context (migration 019): an untraced one is the job it always was.
+    ...(trace !== null ? storedTrace(trace) : {}),
+  };
+}
 
 /** The two columns read as one value: a traceparent has no space in it, a tracestate may have (optional whitespace). */
 function storedTrace(trace: string): { traceparent: string; tracestate: string | null } {
@@ -281,7 +296,7 @@ export function claimStatement(
     update delivery_jobs
        set state = 'delivering', lease_id = ${opts.lease}, lease_expires_at = ${opts.now + opts.leaseMs}, updated_at = ${opts.now}
      where ${caps.idIn(sql.join(chosen, sql` union all `))}
-    returning id, webhook_id, topic, collection, record_id, attempt_count, round_start, lease_id, lease_expires_at,
+    returning id, webhook_id, topic, collection, record_id, attempt_count, round_start,
               ${caps.textBytes(sql`(select e.payload from events e where e.id = delivery_jobs.event_id)`)} as payload,
               ${traceColumns()}`;
 }

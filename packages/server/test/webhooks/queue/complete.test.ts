@@ -125,6 +125,25 @@ describe.each(DIALECTS)('complete (%s)', (dialect) => {
     });
   });
 
+  // SQLite sends a batch as statements of up to 64 rows of parameters, the last padded with rows of nulls: a batch
+  // across three statements lands each job's own attempt, and the stale ones (and the padding) land nothing.
+  it('a batch of 150 lands every fresh job with its own attempt, whatever statement it falls in, and no stale one', async () => {
+    const { db, caps } = t.ctx.database;
+    const ids = Array.from({ length: 150 }, (_, i) => `job_${String(i).padStart(3, '0')}`);
+    const stale = new Set(ids.filter((_, i) => i % 5 === 3));
+    const seeded = new Map<string, Awaited<ReturnType<typeof seedJob>>>();
+    for (const id of ids) {
+      seeded.set(id, await seedJob(db, { id, webhookId: 'wh_a', state: 'delivering', attemptCount: 1, lease: { id: stale.has(id) ? 'lease_B' : 'lease_A', expiresAt: NOW + 5_000 } }));
+    }
+    // Every attempt its own figures, so one landing on another job's row would show.
+    const attemptOf = (i: number) => ({ ...okAttempt(NOW - 1_000 + i), statusCode: 200 + (i % 7), responseSnippet: `answer ${i}` });
+    const applied = await complete(db, caps, { now: NOW, done: ids.map((id, i) => ({ job: { id, lease: 'lease_A' }, attempt: attemptOf(i) })) });
+    expect([...applied].sort()).toEqual(ids.filter((id) => !stale.has(id)));
+    const after = await snapshot(db);
+    expect(after.jobs).toEqual(ids.map((id) => (stale.has(id) ? seeded.get(id) : { ...seeded.get(id), state: 'delivered', attempt_count: 2, lease_id: null, lease_expires_at: null, updated_at: NOW })));
+    expect(after.attempts).toEqual(ids.flatMap((id, i) => (stale.has(id) ? [] : [attemptRow(id, 2, attemptOf(i))])));
+  });
+
   it('writes nothing for an empty batch', async () => {
     const { db, caps } = t.ctx.database;
     expect((await complete(db, caps, { now: NOW, done: [] })).size).toBe(0);
