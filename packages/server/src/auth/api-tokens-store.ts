@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { sqlOnce } from '../db/compiled.js';
+import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { ApiTokensTable, Tables } from '../db/tables.js';
 import { toCollection, type Collection } from '../records/collections-store.js';
 
@@ -41,7 +42,20 @@ export async function insertApiToken(db: Kysely<Tables>, t: ApiToken & { tokenHa
     .execute();
 }
 
-type TokenCollectionRow = ApiTokensTable & { c_name: string | null; c_fields: string | null; c_created_at: number | null; c_updated_at: number | null };
+/** The token's columns, then the collection's (null when there is no such collection), as the statement names them. */
+type TokenCollectionRow = readonly [
+  id: string,
+  name: string,
+  tokenHash: string,
+  scopes: string,
+  collections: string | null,
+  createdAt: number,
+  lastUsedAt: number | null,
+  collectionName: string | null,
+  fields: string | null,
+  collectionCreatedAt: number | null,
+  collectionUpdatedAt: number | null,
+];
 
 /**
  * The token with this hash and, in the same statement, the collection a request names. No row: no such token.
@@ -49,24 +63,25 @@ type TokenCollectionRow = ApiTokensTable & { c_name: string | null; c_fields: st
  */
 export async function findApiTokenWithCollection(
   db: Kysely<Tables>,
+  caps: DialectCapabilities,
   tokenHash: string,
   collection: string,
 ): Promise<{ token: ApiToken; collection: Collection | null } | null> {
-  // Every record request runs this: built once (sqlOnce). Parameters: the join's collection name, then the hash.
+  // Every record request runs this: built once (sqlOnce), its row an array (caps.arrayRows). Parameters: the join's
+  // collection name, then the hash.
   const text = sqlOnce(db, 'token-with-collection', (d) =>
     d
       .selectFrom('api_tokens as t')
       .leftJoin('collections as c', (join) => join.on('c.name', '=', ''))
-      .selectAll('t')
+      .select(['t.id', 't.name', 't.token_hash', 't.scopes', 't.collections', 't.created_at', 't.last_used_at'])
       .select(['c.name as c_name', 'c.fields as c_fields', 'c.created_at as c_created_at', 'c.updated_at as c_updated_at'])
       .where('t.token_hash', '=', ''),
   );
-  const query = CompiledQuery.raw(text, [collection, tokenHash]);
-  const row = (await db.executeQuery<TokenCollectionRow>(query)).rows[0];
+  const row = (await caps.arrayRows<TokenCollectionRow>(db, CompiledQuery.raw(text, [collection, tokenHash])))[0];
   if (!row) return null;
-  const found =
-    row.c_name === null ? null : toCollection({ name: row.c_name, fields: row.c_fields!, created_at: row.c_created_at!, updated_at: row.c_updated_at! });
-  return { token: toToken(row), collection: found };
+  const [id, name, token_hash, scopes, collections, created_at, last_used_at, cName, cFields, cCreatedAt, cUpdatedAt] = row;
+  const found = cName === null ? null : toCollection({ name: cName, fields: cFields!, created_at: cCreatedAt!, updated_at: cUpdatedAt! });
+  return { token: toToken({ id, name, token_hash, scopes, collections, created_at, last_used_at }), collection: found };
 }
 
 export async function listApiTokens(db: Kysely<Tables>, afterId: string | null, limit: number): Promise<ApiToken[]> {

@@ -38,7 +38,7 @@ export async function authenticateBearer(ctx: Context, header: string | undefine
   if (!m) return { kind: 'invalid' };
   const presented = m[1]!;
   if (!presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return { kind: 'invalid' };
-  const found = await findApiTokenWithCollection(ctx.database.db, sha256Hex(presented), collection);
+  const found = await findApiTokenWithCollection(ctx.database.db, ctx.database.caps, sha256Hex(presented), collection);
   if (!found) return { kind: 'invalid' };
   const { token } = found;
   const now = ctx.clock.now();

@@ -12,11 +12,32 @@ export interface Collection {
 
 export const toCollection = (r: CollectionsTable): Collection => ({
   name: r.name,
-  // Collections stored before indexed fields existed lack the flag.
-  fields: (JSON.parse(r.fields) as Field[]).map((f) => ({ name: f.name, type: f.type, required: f.required, indexed: f.indexed === true })),
+  fields: fieldsOf(r.fields),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
+
+/**
+ * A collection's stored field list, parsed once per text: every record request reads its collection, and the text
+ * changes only when the schema does. Frozen, since one list is shared by every request that reads the same text.
+ */
+const parsedFields = new Map<string, readonly Field[]>();
+const PARSED_FIELDS_KEPT = 256;
+
+function fieldsOf(text: string): Field[] {
+  let fields = parsedFields.get(text);
+  if (fields === undefined) {
+    // Collections stored before indexed fields existed lack the flag.
+    fields = Object.freeze(
+      (JSON.parse(text) as Field[]).map((f) => Object.freeze({ name: f.name, type: f.type, required: f.required, indexed: f.indexed === true })),
+    );
+    // Bounded: a process that has seen many schemas (collections edited over months) starts over.
+    if (parsedFields.size >= PARSED_FIELDS_KEPT) parsedFields.clear();
+    parsedFields.set(text, fields);
+  }
+  // Typed as Collection's mutable list for the answers' schemas; frozen, so a write to it throws rather than leak.
+  return fields as Field[];
+}
 
 export async function insertCollection(db: Kysely<Tables>, c: Collection): Promise<void> {
   await db
