@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { context, createTraceState, diag, DiagLogLevel, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, createTraceState, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
@@ -41,15 +41,23 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 function storedContext(stored: TraceHeaders): Context {
   const m = TRACEPARENT.exec(stored.traceparent);
   if (m === null) return ROOT_CONTEXT;
+  const traceId = m[1]!;
+  const spanId = m[2]!;
+  // The pattern has checked both are lowercase hex of the right length; all zeros is the one invalid value left
+  // (what isSpanContextValid would test again with two more patterns, for every attempt).
+  if (traceId === INVALID_TRACE_ID || spanId === INVALID_SPAN_ID) return ROOT_CONTEXT;
   const spanContext = {
-    traceId: m[1]!,
-    spanId: m[2]!,
+    traceId,
+    spanId,
     traceFlags: parseInt(m[3]!, 16),
     isRemote: true,
     ...(stored.tracestate === null ? {} : { traceState: createTraceState(stored.tracestate) }),
   };
-  return isSpanContextValid(spanContext) ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
+  return trace.setSpanContext(ROOT_CONTEXT, spanContext);
 }
+
+const INVALID_TRACE_ID = '0'.repeat(32);
+const INVALID_SPAN_ID = '0'.repeat(16);
 
 export async function createOtelRuntime(settings: TracingSettings, logger: Logger): Promise<TracingRuntime> {
   // The SDK reports a failed export through diag, which logs nowhere by default: a collector that is down shows in
@@ -137,8 +145,12 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
       // HTTP client spans are named by the method (semantic conventions; the URL may carry secrets and is left out),
       // producer spans `send <destination>` (the target's template: one name for all its messages).
       const name = kind === 'client' ? 'POST' : `send ${attributes['messaging.destination.name'] ?? ''}`.trim();
-      const span = tracer.startSpan(name, { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.PRODUCER, attributes }, stored);
-      if (kind === 'client') span.setAttribute(ATTR_HTTP_REQUEST_METHOD, 'POST');
+      // Every attribute known at the start given at once: the SDK checks a set of them in one pass.
+      const span = tracer.startSpan(
+        name,
+        { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.PRODUCER, attributes: kind === 'client' ? { ...attributes, [ATTR_HTTP_REQUEST_METHOD]: 'POST' } : attributes },
+        stored,
+      );
       return {
         headers: headersOf(span),
         end(result) {
