@@ -127,7 +127,7 @@ export async function w4Tracing(ctx, receiver, kinds) {
           const res = await drainWithSvc(ctx, tpl, receiver, { label: `${name}-${side}`, main: sideMain(side), env: sideEnv(side, sink), prepare: prepared(kind, side === 'on') });
           res.rate = res.count / res.seconds;
           rounds[side].push(res);
-          ctx.progress('W4T', `${kind} round ${r}/${opts.rounds} tracing ${side.padEnd(4)} ${Math.round(res.rate)} deliveries/s (${res.count} in ${res.seconds.toFixed(2)} s)${res.partial ? ` — STOPPED at the ${opts.drainTimeoutMs / 1000} s limit` : ''}`);
+          ctx.progress('W4T', `${kind} round ${r}/${opts.rounds} tracing ${side.padEnd(4)} ${Math.round(res.rate)} deliveries/s (${res.count} in ${res.seconds.toFixed(2)} s${Number.isFinite(res.cpuSeconds) ? `, CPU ${Math.round((res.cpuSeconds * 1e6) / res.count)} µs a delivery` : ''})${res.partial ? ` — STOPPED at the ${opts.drainTimeoutMs / 1000} s limit` : ''}`);
         }
       }
       cells(ctx, 'W4T', `drain ${tpl.count} jobs to 1 target, ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, 'deliveries/s', rounds, (x) => x.rate);

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { query } from './pg.mjs';
-import { CORES, nowNs, spawnOn, stop } from './proc.mjs';
+import { CORES, cpuSeconds, nowNs, spawnOn, stop } from './proc.mjs';
 import { startSvc } from './svc.mjs';
 import { cloneTemplate, seedTemplate } from './w4-deliver.mjs';
 
@@ -112,7 +112,8 @@ async function drainWithSvc(ctx, tpl, s, kind, db, label) {
   try {
     worker = await startSvc({ mode: 'worker', databaseUrl: clone.url, env: { SVC_BROKERS: `w15=${W15_BROKERS[kind]}` }, logFile: ctx.logFile(label), cpuProfDir: ctx.cpuProfDir });
     const d = await holds(s, tpl.count, ctx.opts.drainTimeoutMs);
-    return { seconds: ms(t0, d.atNs) / 1000, count: d.count, partial: d.partial };
+    // The worker's CPU from its spawn to the last message held (start-up included, as in the clock).
+    return { seconds: ms(t0, d.atNs) / 1000, count: d.count, partial: d.partial, cpuSeconds: cpuSeconds(worker.pid) };
   } finally {
     await worker?.stop();
     await clone.drop().catch(() => {});
@@ -128,7 +129,8 @@ async function drainWithBaseline(ctx, tpl, s, kind, label) {
   });
   try {
     const d = await holds(s, tpl.count, ctx.opts.drainTimeoutMs);
-    return { seconds: ms(t0, d.atNs) / 1000, count: d.count, partial: d.partial };
+    // NaN once the loop has exited by itself (it does when every message is acknowledged).
+    return { seconds: ms(t0, d.atNs) / 1000, count: d.count, partial: d.partial, cpuSeconds: cpuSeconds(child.pid) };
   } finally {
     await stop(child);
   }
@@ -155,7 +157,7 @@ export async function w15(ctx, dbs) {
             const res = side === 'svc' ? await drainWithSvc(ctx, tpl, s, kind, db, label) : await drainWithBaseline(ctx, tpl, s, kind, label);
             res.rate = res.count / res.seconds;
             rounds[side].push(res);
-            ctx.progress('W15', `${db} ${kind.padEnd(8)} round ${r}/${opts.rounds} ${side.padEnd(8)} ${Math.round(res.rate)} messages/s (${res.count} in ${res.seconds.toFixed(2)} s)${res.partial ? ` — STOPPED at the ${opts.drainTimeoutMs / 1000} s limit` : ''}`);
+            ctx.progress('W15', `${db} ${kind.padEnd(8)} round ${r}/${opts.rounds} ${side.padEnd(8)} ${Math.round(res.rate)} messages/s (${res.count} in ${res.seconds.toFixed(2)} s${Number.isFinite(res.cpuSeconds) ? `, CPU ${Math.round((res.cpuSeconds * 1e6) / res.count)} µs a message` : ''})${res.partial ? ` — STOPPED at the ${opts.drainTimeoutMs / 1000} s limit` : ''}`);
           }
         }
         ctx.ratioCell({

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createDb, dropDb, query } from './pg.mjs';
-import { CORES, nowNs, spawnOn, stop } from './proc.mjs';
+import { CORES, cpuSeconds, nowNs, spawnOn, stop } from './proc.mjs';
 import { median } from './stats.mjs';
 import { admin, seedRecords, startSvc } from './svc.mjs';
 
@@ -100,7 +100,10 @@ export async function drainWithSvc(ctx, tpl, receiver, { processes = 1, delayMs 
     if (failed) throw failed.reason;
     const d = await finished(done, receiver, t0);
     const middle = d.middleNs ? { middleCount: d.middleCount, middleSeconds: Number(d.middleNs) / 1e9 } : {};
-    return { seconds: ms(t0, d.lastNs) / 1000, firstMs: ms(t0, d.firstNs), steadySeconds: ms(d.firstNs, d.lastNs) / 1000, count: d.count, partial: d.partial, ...middle };
+    // The workers' CPU from their spawn to the last delivery (start-up included, as in the clock).
+    const cpu = workers.map((w) => cpuSeconds(w.pid));
+    const cpuTotal = cpu.reduce((a, b) => a + b, 0);
+    return { seconds: ms(t0, d.lastNs) / 1000, firstMs: ms(t0, d.firstNs), steadySeconds: ms(d.firstNs, d.lastNs) / 1000, count: d.count, partial: d.partial, cpuSeconds: cpuTotal, ...middle };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await clone.drop().catch(() => {});
