@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { CORES, freePort, spawnOn, stop, waitHttp } from './proc.mjs';
 
-export const SVC_MAIN = fileURLToPath(new URL('../../packages/server/dist/svc.mjs', import.meta.url));
+// BENCH_SVC_MAIN runs another build's bundle in svc's place (a worktree of an earlier commit, to compare before and after).
+export const SVC_MAIN = process.env.BENCH_SVC_MAIN ?? fileURLToPath(new URL('../../packages/server/dist/svc.mjs', import.meta.url));
 /** The Node flags svc's command line names (`#!/usr/bin/env -S node …`): the bench runs svc as the `svc` command runs. */
 export const svcNodeFlags = (main = SVC_MAIN) => readFileSync(main, 'utf8').slice(0, 200).split('\n')[0].split(/\s+/).filter((a) => a.startsWith('--'));
 export const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };

@@ -91,7 +91,7 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
   if (errors.length > 0) throw new AppError('validation_failed', 'The field change is not allowed.', { errors });
   for (const f of fields) {
     const before = current.fields.find((x) => x.name === f.name);
-    if (f.required && (!before || !before.required) && (await anyRecordLacks(ctx.database.db, name, f.name))) {
+    if (f.required && (!before || !before.required) && (await anyRecordLacks(ctx.database.db, ctx.database.caps, name, f.name))) {
       throw new AppError('conflict', `Records lack "${f.name}"; fill it in before making it required.`);
     }
   }

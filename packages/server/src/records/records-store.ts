@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { insertRows, sqlOnce } from '../db/compiled.js';
+import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
 
 export interface StoredRecord {
@@ -26,8 +27,15 @@ export const toRecord = (r: RecordsTable): StoredRecord => ({
  * Up to `limit` records' ids after `afterId` in id order, each with the byte length of its data: `octet_length` is
  * read from the row header on both databases without loading the value, so a page can be sized before it is read.
  */
-export async function listRecordSizes(db: Kysely<Tables>, collection: string, afterId: string | null, limit: number): Promise<Array<{ id: string; bytes: number }>> {
-  // Every page read runs this: built once (sqlOnce). Parameters: collection, afterId ('' before the first id), limit.
+export async function listRecordSizes(
+  db: Kysely<Tables>,
+  caps: DialectCapabilities,
+  collection: string,
+  afterId: string | null,
+  limit: number,
+): Promise<Array<{ id: string; bytes: number }>> {
+  // Every page read runs this: built once (sqlOnce), its rows arrays (caps.arrayRows). Parameters: collection,
+  // afterId ('' before the first id), limit.
   const text = sqlOnce(db, 'records-page-sizes', (d) =>
     d
       .selectFrom('records')
@@ -37,17 +45,26 @@ export async function listRecordSizes(db: Kysely<Tables>, collection: string, af
       .orderBy('id')
       .limit(0),
   );
-  const rows = (await db.executeQuery<{ id: string; bytes: number }>(CompiledQuery.raw(text, [collection, afterId ?? '', limit]))).rows;
-  return rows.map((r) => ({ id: r.id, bytes: Number(r.bytes) }));
+  const rows = await caps.arrayRows<readonly [id: string, bytes: number | string]>(db, CompiledQuery.raw(text, [collection, afterId ?? '', limit]));
+  return rows.map(([id, bytes]) => ({ id, bytes: Number(bytes) }));
 }
 
+/** A record's row as the page reads it: RecordsTable's columns in its order, data still JSON text. */
+export type RecordRow = readonly [id: string, collection: string, version: number, data: string, createdAt: number, updatedAt: number];
+
 /** The rows from `firstId` to `lastId`, in id order, data still JSON text: the list splices it in without parsing. */
-export async function listRecordRange(db: Kysely<Tables>, collection: string, firstId: string, lastId: string): Promise<RecordsTable[]> {
+export async function listRecordRange(db: Kysely<Tables>, caps: DialectCapabilities, collection: string, firstId: string, lastId: string): Promise<RecordRow[]> {
   // Built once (sqlOnce). Parameters: collection, firstId, lastId.
   const text = sqlOnce(db, 'records-page-range', (d) =>
-    d.selectFrom('records').selectAll().where('collection', '=', '').where('id', '>=', '').where('id', '<=', '').orderBy('id'),
+    d
+      .selectFrom('records')
+      .select(['id', 'collection', 'version', 'data', 'created_at', 'updated_at'])
+      .where('collection', '=', '')
+      .where('id', '>=', '')
+      .where('id', '<=', '')
+      .orderBy('id'),
   );
-  return (await db.executeQuery<RecordsTable>(CompiledQuery.raw(text, [collection, firstId, lastId]))).rows;
+  return caps.arrayRows<RecordRow>(db, CompiledQuery.raw(text, [collection, firstId, lastId]));
 }
 
 export async function findRecord(db: Kysely<Tables>, collection: string, id: string): Promise<StoredRecord | null> {
@@ -89,16 +106,16 @@ export async function collectionHasRecords(db: Kysely<Tables>, collection: strin
 }
 
 /** Records lacking a value for `field` (absent or null), for the "make it required" check. */
-export async function anyRecordLacks(db: Kysely<Tables>, collection: string, field: string): Promise<boolean> {
+export async function anyRecordLacks(db: Kysely<Tables>, caps: DialectCapabilities, collection: string, field: string): Promise<boolean> {
   // JSON is text in both dialects; batches bounded by bytes as well as by rows keep memory flat on large collections.
   let after: string | null = null;
   for (;;) {
-    const sizes = await listRecordSizes(db, collection, after, 1000);
+    const sizes = await listRecordSizes(db, caps, collection, after, 1000);
     if (sizes.length === 0) return false;
     let end = 0;
     for (let bytes = 0; end < sizes.length && (end === 0 || bytes + sizes[end]!.bytes <= SCAN_BATCH_BYTES); end++) bytes += sizes[end]!.bytes;
-    for (const r of await listRecordRange(db, collection, sizes[0]!.id, sizes[end - 1]!.id)) {
-      const data = JSON.parse(r.data) as Record<string, unknown>;
+    for (const [, , , text] of await listRecordRange(db, caps, collection, sizes[0]!.id, sizes[end - 1]!.id)) {
+      const data = JSON.parse(text) as Record<string, unknown>;
       if (!Object.hasOwn(data, field) || data[field] === null) return true;
     }
     after = sizes[end - 1]!.id;

@@ -1,6 +1,12 @@
 import type SQLite from 'better-sqlite3';
 
 /**
+ * Starts the text of a statement whose rows arrive as arrays of their values (DialectCapabilities.arrayRows):
+ * better-sqlite3's raw mode, on the main connection and on a reader thread alike.
+ */
+export const ARRAY_ROWS = '/* rows as arrays */ ';
+
+/**
  * Prepared statements kept by SQL text, least recently used dropped: preparing costs more than running most of svc's
  * statements, and their texts are stable (values are parameters). One cache per connection.
  */
@@ -12,6 +18,8 @@ export function statementCache(native: SQLite.Database, size: number): (text: st
       cache.delete(text);
     } else {
       stmt = native.prepare(text);
+      // The text is the key, so a statement prepared for arrays is only ever run for arrays.
+      if (stmt.reader && text.startsWith(ARRAY_ROWS)) stmt.raw(true);
       if (cache.size >= size) cache.delete(cache.keys().next().value!);
     }
     cache.set(text, stmt);

@@ -7,7 +7,7 @@ import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
 import { sqliteJobs } from './sqlite/jobs.js';
 import { registerQueryFunctions, type MainBudget } from './sqlite-functions.js';
-import { statementCache } from './sqlite-statements.js';
+import { ARRAY_ROWS, statementCache } from './sqlite-statements.js';
 import { ReaderPool, ReaderTimeoutError, readerKysely } from './sqlite-readers.js';
 import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
 
@@ -82,7 +82,7 @@ const caps: DialectCapabilities = {
   keepPlan: () => {},
   idIn: (ids) => sql<boolean>`id in (${ids})`,
   arrayRows: async <T extends readonly unknown[]>(db: Kysely<Tables>, query: CompiledQuery) =>
-    (await db.executeQuery<T>(CompiledQuery.raw(ARRAY_ROWS + query.sql, [...query.parameters]))).rows,
+    (await db.executeQuery<T>(CompiledQuery.raw(markedForArrays(query.sql), [...query.parameters]))).rows,
   joinPage: {
     json: (value) => sql<Buffer | null>`cast(group_concat(${value}, ',') as blob)`,
     text: (value) => sql<string | null>`group_concat(${value}, ',')`,
@@ -93,8 +93,19 @@ const caps: DialectCapabilities = {
 
 const STATEMENT_CACHE_SIZE = 500;
 
-/** Starts the text of a statement whose rows arrays carry (caps.arrayRows): better-sqlite3's raw mode. */
-const ARRAY_ROWS = '/* rows as arrays */ ';
+/**
+ * A statement's text marked for array rows, the same string each time for the same text: a text built once (sqlOnce)
+ * keeps its hash, so the statement cache finds it without hashing a new string on every request.
+ */
+const marked = new Map<string, string>();
+function markedForArrays(text: string): string {
+  let out = marked.get(text);
+  if (out === undefined) {
+    if (marked.size >= STATEMENT_CACHE_SIZE) marked.clear();
+    marked.set(text, (out = ARRAY_ROWS + text));
+  }
+  return out;
+}
 
 /**
  * Kysely prepares every query anew; preparing costs more than running most of svc's statements. The SQL text of a
@@ -113,10 +124,7 @@ function withStatementCache(native: SQLite.Database, budget: MainBudget, budgetM
       const text = query === 'begin' ? 'begin immediate' : query === 'rollback' && !native.inTransaction ? 'select 0 where 0' : query;
       // Kysely runs the statement right after preparing it, in the same turn: the budget is this statement's.
       budget.deadline = text.includes(ROW_CHECK) ? performance.now() + budgetMs : Infinity;
-      const stmt = cached(text);
-      // The text is the cache's key, so a statement prepared for arrays is only ever asked for arrays.
-      if (stmt.reader && text.startsWith(ARRAY_ROWS)) stmt.raw(true);
-      return stmt;
+      return cached(text);
     },
   };
 }

@@ -95,7 +95,7 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   const limit = p.limit ?? 50;
   if (!p.filter && !p.sort && p.fields === undefined && p.count !== true) {
     if (p.cursor) refuseKeysetCursor(p.cursor);
-    return recordPageJson(plain, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
+    return recordPageJson(plain, database.caps, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
   }
   const filterText = p.filter ?? '';
   const sortText = p.sort ?? '';
@@ -109,7 +109,7 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   const keyed = filter !== null || sort.length > 0;
   const keyset = keyed ? { fingerprint: queryFingerprint(filterText, sortText), mac } : null;
   if (!keyed && p.cursor) refuseKeysetCursor(p.cursor);
-  if (!keyed && projection === null && p.count !== true) return recordPageJson(plain, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
+  if (!keyed && projection === null && p.count !== true) return recordPageJson(plain, database.caps, collection.name, decodeCursor(p.cursor, REC_ID), limit, maxBytes);
   let after: KeysetPosition | null = null;
   if (p.cursor !== undefined && p.cursor !== '') {
     after = keyset === null ? { id: decodeCursor(p.cursor, REC_ID)!, values: [], loose: null } : await startOf(database, collection.name, sort, decodeKeyset(p.cursor, sort, keyset, REC_ID));
