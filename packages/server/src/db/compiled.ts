@@ -1,7 +1,14 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from './tables.js';
 
-const texts = new WeakMap<Kysely<Tables>, Map<string, string>>();
+const texts = new WeakMap<object, Map<string, string>>();
+
+/**
+ * What the caches below are kept by: the database's adapter, which a Kysely instance and every transaction it opens
+ * share (a transaction is a new Kysely object each time, so keyed by it a text built inside one was built again in
+ * the next: every write transaction built its inserts anew). One adapter, one dialect, one placeholder style.
+ */
+const cacheKey = (db: Kysely<Tables>): object => db.getExecutor().adapter;
 
 /**
  * The SQL text of a hot query, built with Kysely once per database and then run as
@@ -10,8 +17,9 @@ const texts = new WeakMap<Kysely<Tables>, Map<string, string>>();
  * stand-in values are never sent; callers pass parameters in the order they appear in the SQL.
  */
 export function sqlOnce(db: Kysely<Tables>, name: string, build: (db: Kysely<Tables>) => Compilable): string {
-  let byName = texts.get(db);
-  if (!byName) texts.set(db, (byName = new Map()));
+  const key = cacheKey(db);
+  let byName = texts.get(key);
+  if (!byName) texts.set(key, (byName = new Map()));
   let text = byName.get(name);
   if (text === undefined) byName.set(name, (text = build(db).compile().sql));
   return text;
@@ -28,7 +36,7 @@ interface RowsStatement {
   parameters: Array<number | { constant: unknown }>;
 }
 
-const rowStatements = new WeakMap<Kysely<Tables>, Map<string, RowsStatement>>();
+const rowStatements = new WeakMap<object, Map<string, RowsStatement>>();
 
 /** Rows per insert statement: few statement texts to keep (one per row count up to this), far from either database's parameter limit. */
 export const ROWS_PER_INSERT = 100;
@@ -67,8 +75,9 @@ export async function insertRows<T extends keyof Tables & string>(db: Kysely<Tab
 }
 
 function rowsStatement<T extends keyof Tables & string>(db: Kysely<Tables>, spec: InsertRows<T>, count: number): RowsStatement {
-  let byKey = rowStatements.get(db);
-  if (!byKey) rowStatements.set(db, (byKey = new Map()));
+  const cache = cacheKey(db);
+  let byKey = rowStatements.get(cache);
+  if (!byKey) rowStatements.set(cache, (byKey = new Map()));
   const key = `${spec.name}\0${count}`;
   let statement = byKey.get(key);
   if (statement) return statement;
