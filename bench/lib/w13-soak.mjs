@@ -86,7 +86,7 @@ async function buildClaimDatabases(ctx, kind, history, small) {
   const dir = ctx.dir('w13');
   const names = { small: `${ctx.pgPrefix}_w13_small`, large: `${ctx.pgPrefix}_w13_large` };
   const urls = kind === 'sqlite' ? { small: `sqlite:${join(dir, 'claim-small.db')}`, large: `sqlite:${join(dir, 'claim-large.db')}` } : { small: await createDb(names.small), large: null };
-  const h = m.connect(urls.small, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+  const h = await m.connect(urls.small, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
   try {
     await m.migrateToLatest(h);
     for (let t = 0; t < TARGETS; t++) {
@@ -134,7 +134,7 @@ async function claimFlatness(ctx, kind) {
   // Both sides commit without waiting for the disk (SQLite NORMAL, PostgreSQL synchronous_commit off): a commit's
   // flush does not depend on the table's history, and on a shared disk its noise would swamp the statement's cost.
   if (kind === 'pg') for (const name of ['small', 'large']) await query(urls[name], `alter database ${ctx.pgPrefix}_w13_${name} set synchronous_commit = off`);
-  const handles = { small: m.connect(urls.small, { sqliteSynchronous: 'NORMAL', poolSize: 2 }), large: m.connect(urls.large, { sqliteSynchronous: 'NORMAL', poolSize: 2 }) };
+  const handles = { small: await m.connect(urls.small, { sqliteSynchronous: 'NORMAL', poolSize: 2 }), large: await m.connect(urls.large, { sqliteSynchronous: 'NORMAL', poolSize: 2 }) };
   const rounds = { small: [], large: [] };
   try {
     for (const side of ['small', 'large']) await timeClaims(m, handles[side], 100);

@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Registry } from 'prom-client';
+import type { Registry } from './lib/prometheus.js';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
 import { adminAuthHook, documentAdminTokenSecurity } from './http/auth.js';
@@ -14,7 +14,7 @@ import { publicRoutes } from './http/bearer-auth.js';
 import { registerJsonParser } from './http/json-body.js';
 import { createRegistry, registerFeedMetrics, registerHttpMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
-import { allowAbsent, isOptionalBody, trackOptionalBodies } from './http/optional-body.js';
+import { allowAbsent, isOptionalBody, trackOptionalBodies, type Validate } from './http/optional-body.js';
 import { corsHeaders } from './http/cors.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, errorHandler, frameworkErrorHandler } from './http/problems.js';
 import { requestIdFor } from './http/request-id.js';
@@ -56,9 +56,14 @@ export interface AppOptions {
   responseViolations?: string[];
 }
 
-/** Two validators: bodies are strict (no coercion, no silent removal of unknown fields); query strings coerce. */
-function validators() {
-  const common = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
+/**
+ * Two validators: bodies are strict (no coercion, no silent removal of unknown fields); query strings coerce.
+ * `checkSchemas`: each schema is checked against JSON Schema's meta-schema as it is added or compiled. The apps the
+ * tests build check (a malformed schema fails the route's first request there); a running svc does not, since
+ * compiling the meta-schema in both validators was 96 ms of every `svc serve` start for schemas that never change.
+ */
+function validators(checkSchemas: boolean) {
+  const common = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false, validateSchema: checkSchemas } as const;
   const body = new Ajv.default({ ...common, coerceTypes: false });
   const query = new Ajv.default({ ...common, coerceTypes: 'array' });
   for (const ajv of [body, query]) {
@@ -66,6 +71,23 @@ function validators() {
     for (const s of SHARED_SCHEMAS) ajv.addSchema(s);
   }
   return { body, query };
+}
+
+/**
+ * A route's validator compiled on its first request, not at start-up: ajv compiling every route's schemas was 265 of
+ * `svc serve`'s ~1,080 ms to the "svc started" line (a CPU profile), and a worker-and-API process answers most routes
+ * rarely or never. The same validator, the same errors; a route pays its compile once (the openapi-fuzz and contract
+ * suites send every route's schemas through it).
+ */
+function compiledOnFirstUse(compile: () => Validate): Validate {
+  let validate: Validate | null = null;
+  const first: Validate = (data) => {
+    validate ??= compile();
+    const ok = validate(data);
+    first.errors = validate.errors;
+    return ok;
+  };
+  return first;
 }
 
 /**
@@ -160,12 +182,14 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   });
 
-  const ajv = validators();
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart !== 'body') return ajv.query.compile(schema as object);
-    const validate = ajv.body.compile(schema as object);
-    return isOptionalBody(schema as object) ? allowAbsent(validate) : validate;
-  });
+  const ajv = validators(options.responseViolations !== undefined);
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    compiledOnFirstUse(() => {
+      if (httpPart !== 'body') return ajv.query.compile(schema as object);
+      const validate = ajv.body.compile(schema as object);
+      return isOptionalBody(schema as object) ? allowAbsent(validate) : validate;
+    }),
+  );
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   const markOptionalBodies = trackOptionalBodies(app);
   app.decorateRequest('auth', null as never);
@@ -230,7 +254,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
-  const registry = options.registry ?? createRegistry();
+  const registry = options.registry ?? (await createRegistry());
   registerHttpMetrics(app, registry);
 
   await app.register(healthRoutes(ctx, registry));

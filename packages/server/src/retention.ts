@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, type Registry } from './lib/prometheus.js';
 import type { Context } from './context.js';
 import { takeLease } from './db/meta-store.js';
 import { countPrunableEvents, pruneEvents } from './events/retention-store.js';

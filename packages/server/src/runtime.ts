@@ -70,7 +70,7 @@ export async function migrationsToApply(config: Config): Promise<string[]> {
   // A SQLite file that does not exist yet would be made by opening it: a dry run leaves no trace.
   const path = sqlitePath(config.databaseUrl);
   if (path !== null && path !== ':memory:' && !existsSync(path)) return [...ALL_MIGRATIONS];
-  const database = connect(config.databaseUrl, { ...connectOptions(config), sqliteReaders: 0 });
+  const database = await connect(config.databaseUrl, { ...connectOptions(config), sqliteReaders: 0 });
   try {
     const newer = await unknownMigrations(database);
     if (newer.length > 0) throw new NewerDatabaseError(newer);
@@ -93,7 +93,7 @@ export interface OpenOptions {
 export async function openContext(config: Config, options: OpenOptions = {}): Promise<Context> {
   const logger = options.logger ?? createLogger(config);
   const key = resolveSecretKey(config);
-  const database = connect(config.databaseUrl, connectOptions(config));
+  const database = await connect(config.databaseUrl, connectOptions(config));
   try {
     const applied = await migrateToLatest(database, () => logger.info('another svc process is applying migrations to this database; waiting for it'));
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -135,8 +135,10 @@ export interface Running {
 export async function startProcess(ctx: Context, parts: { api: boolean; worker: boolean; sender?: DeliverySender }): Promise<Running> {
   // First: a bad OTEL_* value stops the start before anything runs; without an endpoint nothing of OTel is loaded.
   const tracing = await startTracing(process.env, ctx.logger);
-  const registry = createRegistry();
-  const metrics = registerWebhookMetrics(registry, ctx.database, ctx.clock);
+  // Only a process that serves the API has /metrics (docs/production.md): one without keeps no registry and counts
+  // nothing, and loads no default metric (their GC and event-loop observers ran in every worker for no reader).
+  const registry = parts.api ? await createRegistry() : null;
+  const metrics = registry ? registerWebhookMetrics(registry, ctx.database, ctx.clock) : null;
   let worker: DeliveryWorker | null = null;
   let client: ReturnType<typeof createDeliveryClient> | null = null;
   let brokers: BrokerPool | null = null;
@@ -145,12 +147,12 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
   let setupLink: string | null = null;
   let stopMaintenance: (() => void) | null = null;
   // Every process may prune; the lease lets one at a time (retention.ts).
-  const stopRetention = startRetention(ctx, registerRetentionMetrics(registry));
+  const stopRetention = startRetention(ctx, registry ? registerRetentionMetrics(registry) : () => {});
   if (parts.worker) {
     const https = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver, ctx.clock)));
     // Broker connections live in the processes that deliver (SPEC §14); they connect in the background from here on.
     brokers = new BrokerPool(ctx.config.brokers, { timeoutMs: ctx.config.webhookTimeoutMs, logger: ctx.logger });
-    registerBrokerMetrics(registry, brokers);
+    if (registry) registerBrokerMetrics(registry, brokers);
     brokers.start();
     worker = new DeliveryWorker(ctx, routeByType(https, brokers), metrics);
   }
@@ -159,7 +161,7 @@ export async function startProcess(ctx: Context, parts: { api: boolean; worker: 
     // Loaded only here: a `svc worker` never reads the HTTP layer (Fastify, its schemas, the routes) off disk.
     const [{ buildApp }, { bootstrapAdmin }] = await Promise.all([import('./app.js'), import('./auth/setup.js')]);
     // The write path hands this process's new jobs straight to its own worker, when there is one.
-    app = await buildApp(ctx, { registry, handoff: worker });
+    app = await buildApp(ctx, { registry: registry!, handoff: worker });
     // The admin exists before the port opens: a client that sees /readyz answer can log in at once.
     setupLink = await bootstrapAdmin(ctx);
     url = await app.listen({ host: ctx.config.host, port: ctx.config.port });

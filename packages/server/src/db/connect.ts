@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { openPostgres } from './dialects/postgres.js';
 import { openSqlite } from './dialects/sqlite.js';
 import type { Database } from './dialects/types.js';
 
@@ -32,8 +31,14 @@ export function sqlitePath(url: string): string | null {
   return path === ':memory:' ? path : resolve(path);
 }
 
-export function connect(url: string, options: ConnectOptions): Database {
+/**
+ * Opens the database a URL names. The PostgreSQL dialect (pg, its pools, its outage watch) is loaded only for a
+ * PostgreSQL URL: loading pg cost a SQLite process ~50 ms of its start, most of it Node's own fetch, which pg reaches
+ * for at load to ask whether it runs on Cloudflare (a CPU profile of `svc worker`, bench/README "Start-up").
+ */
+export async function connect(url: string, options: ConnectOptions): Promise<Database> {
   const path = sqlitePath(url);
   if (path !== null) return openSqlite(path, options.sqliteSynchronous, { count: options.sqliteReaders ?? 0, timeoutMs: options.queryTimeoutMs ?? 10_000 });
+  const { openPostgres } = await import('./dialects/postgres.js');
   return openPostgres(url, options.poolSize, options.queryTimeoutMs, outageTimeouts(options.requestTimeoutMs));
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from '../lib/prometheus.js';
 import { DATABASE_ERROR_KINDS, type DatabaseErrorKind } from '../db/database-errors.js';
 
 declare module 'fastify' {
@@ -10,8 +10,9 @@ declare module 'fastify' {
 }
 
 /** One registry per app instance (never the global one), so tests can build many apps in one process. */
-export function createRegistry(): Registry {
+export async function createRegistry(): Promise<Registry> {
   const registry = new Registry();
+  const { default: collectDefaultMetrics } = await import('prom-client/lib/defaultMetrics.js');
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
   return registry;
 }

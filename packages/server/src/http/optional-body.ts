@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
  */
 export const isOptionalBody = (schema: object): boolean => (schema as { '~optional'?: boolean })['~optional'] === true;
 
-type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
+export type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
 
 /** Accepts an absent body (null or undefined) and validates anything sent. */
 export function allowAbsent(validate: Validate): Validate {

@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ConnectionTracing, NO_TRACE } from './connection-trace.js';
 import { checkDestination, DestinationError, webhookUrlProblem, type CidrList, type Resolver } from './destination-guard.js';

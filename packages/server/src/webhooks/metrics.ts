@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from '../lib/prometheus.js';
 import type { Database } from '../db/connect.js';
 import type { Clock } from '../lib/clock.js';
 import { queueStats } from './queue/jobs-store.js';

@@ -121,7 +121,7 @@ async function ensureTemplate(): Promise<string> {
       const building = `${name}_build`;
       await admin.query(`drop database if exists ${building} with (force)`);
       await admin.query(`create database ${building}`);
-      const database = connect(urlOf(building), { sqliteSynchronous: 'NORMAL', poolSize: 1 });
+      const database = await connect(urlOf(building), { sqliteSynchronous: 'NORMAL', poolSize: 1 });
       try {
         await migrateToLatest(database);
       } finally {

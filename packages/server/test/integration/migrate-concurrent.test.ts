@@ -12,7 +12,7 @@ describe.each(DIALECTS)('migrations applied by two connections at once (%s)', (d
   it('every run: both succeed, each migration is applied once, and the second waited for the first', async () => {
     for (let round = 0; round < 4; round++) {
       const empty = await createEmptyTestDatabase(dialect);
-      const opened: Database[] = [connect(empty.url, { sqliteSynchronous: 'NORMAL' }), connect(empty.url, { sqliteSynchronous: 'NORMAL' })];
+      const opened: Database[] = await Promise.all([connect(empty.url, { sqliteSynchronous: 'NORMAL' }), connect(empty.url, { sqliteSynchronous: 'NORMAL' })]);
       try {
         const waited: number[] = [];
         const results = await Promise.allSettled(opened.map((d, i) => migrateToLatest(d, () => waited.push(i))));

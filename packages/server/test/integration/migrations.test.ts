@@ -45,7 +45,7 @@ function freshDatabases(): { open(dialect: Dialect): Promise<Database> } {
   return {
     async open(dialect) {
       testDb = await createEmptyTestDatabase(dialect);
-      database = connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+      database = await connect(testDb.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
       return database;
     },
   };

@@ -7,7 +7,7 @@ import { createEmptyTestDatabase, createTestDatabase, DIALECTS, migratedTemplate
 /** The test databases themselves (helpers/db.ts): what every other database test starts from. */
 describe.each(DIALECTS)('test databases (%s)', (dialect) => {
   const pending = async (test: TestDatabase, then?: 'migrate'): Promise<{ pending: string[]; applied: string[] }> => {
-    const database = connect(test.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+    const database = await connect(test.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
     try {
       return { pending: await pendingMigrations(database), applied: then ? await migrateToLatest(database) : [] };
     } finally {

@@ -24,7 +24,7 @@ describe.each(DIALECTS)('upgrades (%s)', (dialect) => {
   it('migrate --dry-run lists the migrations a start would apply and applies none', async () => {
     db = await createEmptyTestDatabase(dialect);
     // An install of an older version: every migration but the newest two.
-    const database = connect(db.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+    const database = await connect(db.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
     await migrateToLatest(database);
     const [secondNewest, newest] = ALL_MIGRATIONS.slice(-2);
     await sql`delete from svc_migrations where name in (${secondNewest!}, ${newest!})`.execute(database.db);
@@ -40,7 +40,7 @@ describe.each(DIALECTS)('upgrades (%s)', (dialect) => {
 
   it('a database migrated by a newer svc is refused at start and by migrate, naming what it does not know', async () => {
     db = await createEmptyTestDatabase(dialect);
-    const database = connect(db.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
+    const database = await connect(db.url, { sqliteSynchronous: 'NORMAL', poolSize: 2 });
     await migrateToLatest(database);
     await sql`insert into svc_migrations (name, timestamp) values ('900_from_the_future', '2027-01-01T00:00:00.000Z')`.execute(database.db);
     await database.close();

@@ -9,7 +9,9 @@ import { freePort } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 // The command's bundle (build.mjs) is split so that a process reads only what it runs: `svc worker` never parses
-// the HTTP layer, and no process parses a broker's client or the OpenTelemetry SDK it was not configured for. What a
+// the HTTP layer, and no process parses a broker's client, the OpenTelemetry SDK or PostgreSQL's client it was not
+// configured for. Of undici and prom-client only the parts used are bundled (undici-parts.d.ts, prom-client-parts.d.ts):
+// their indexes load fetch, WebSocket, the Pushgateway and the default metrics. What a
 // process reads at start is dist/svc.mjs and the chunks it imports statically; each file's source map names the
 // sources in it.
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -37,7 +39,7 @@ function closure(entry: string, dynamic = false): string[] {
 const sourcesOf = (files: string[]): string[] =>
   files.flatMap((f) => (JSON.parse(readFileSync(`${f}.map`, 'utf8')) as { sources: string[] }).sources.map((s) => join(dirname(f), s)));
 
-const NOT_AT_START = /node_modules\/(fastify|ajv|@fastify|find-my-way|fast-json-stringify|@opentelemetry\/(sdk-trace|exporter|otlp|resources)|redis|@redis|amqplib|@nats-io)\//;
+const NOT_AT_START = /node_modules\/(fastify|ajv|@fastify|find-my-way|fast-json-stringify|@opentelemetry\/(sdk-trace|exporter|otlp|resources)|redis|@redis|amqplib|@nats-io|pg|pg-pool|pg-protocol)\/|node_modules\/undici\/lib\/(web\/(fetch\/index|fetch\/response|websocket|eventsource|cookies|cache)|mock|cache)\b|node_modules\/prom-client\/(index\.js|lib\/pushgateway|lib\/defaultMetrics)/;
 
 describe.skipIf(!existsSync(ENTRY))('the command bundle is split by what a process runs', () => {
   const atStart = sourcesOf(closure(ENTRY));
@@ -50,11 +52,11 @@ describe.skipIf(!existsSync(ENTRY))('the command bundle is split by what a proce
     expect(rel.some((s) => /node_modules\/undici\//.test(s))).toBe(true);
   });
 
-  it('and none of the HTTP layer, the OpenTelemetry SDK or a broker client, which are chunks loaded when used', () => {
+  it('and none of the HTTP layer, the OpenTelemetry SDK, a broker client or PostgreSQL\'s, which are chunks loaded when used', () => {
     expect(atStart.filter((s) => NOT_AT_START.test(s))).toEqual([]);
     expect(atStart.some((s) => s.endsWith('src/app.ts'))).toBe(false);
     // They are in the bundle, in the chunks dynamic imports name.
-    for (const pkg of ['fastify', 'redis', 'amqplib', '@nats-io/jetstream', 'ajv', '@opentelemetry/sdk-trace-base']) expect(all.some((s) => s.includes(`node_modules/${pkg}/`)), pkg).toBe(true);
+    for (const pkg of ['fastify', 'pg', 'redis', 'amqplib', '@nats-io/jetstream', 'ajv', '@opentelemetry/sdk-trace-base']) expect(all.some((s) => s.includes(`node_modules/${pkg}/`)), pkg).toBe(true);
     expect(all.some((s) => s.endsWith('src/app.ts'))).toBe(true);
   });
 });

@@ -239,7 +239,7 @@ describe('docs/production.md', () => {
 
   it('names only metrics svc serves', async () => {
     const src = readdirSync(join(SERVER, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => read(join(SERVER, 'src', f)));
-    const served = new Set([...src.flatMap((s) => [...s.matchAll(/name: '(svc_[a-z0-9_]+)'/g)].map((m) => m[1]!)), ...(await createRegistry().getMetricsAsJSON()).map((m) => m.name)]);
+    const served = new Set([...src.flatMap((s) => [...s.matchAll(/name: '(svc_[a-z0-9_]+)'/g)].map((m) => m[1]!)), ...(await (await createRegistry()).getMetricsAsJSON()).map((m) => m.name)]);
     const section = guide.slice(guide.indexOf('\n## Monitoring'), guide.indexOf('\n## ', guide.indexOf('\n## Monitoring') + 1));
     const named = [...section.matchAll(/\bsvc_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''));
     expect(named.length).toBeGreaterThan(10);
@@ -278,7 +278,7 @@ describe.each(DIALECTS)('the guide\'s SQL on %s', (dialect) => {
   it.runIf(dialect === 'postgres')('runs on a migrated database, and sets what it says', async () => {
     const test = await createTestDatabase('postgres');
     const name = new URL(test.url).pathname.slice(1);
-    const database = connect(test.url, { sqliteSynchronous: 'FULL' });
+    const database = await connect(test.url, { sqliteSynchronous: 'FULL' });
     const client = new pg.Client({ connectionString: test.url });
     try {
       await migrateToLatest(database);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Registry } from 'prom-client';
+import type { Registry } from '../../lib/prometheus.js';
 import type { Context } from '../../context.js';
 import { pendingMigrations } from '../../db/migrate.js';
 import { RETRY_AFTER_SECONDS } from '../../db/database-errors.js';

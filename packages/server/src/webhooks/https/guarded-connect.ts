@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type tls from 'node:tls';
-import { buildConnector } from 'undici';
+import buildConnector from 'undici/lib/core/connect.js';
 import { connectionFacts, type ConnectionTracing } from '../connection-trace.js';
 import { checkHost, DestinationError, type CidrList, type ResolvedAddress, type Resolver } from '../destination-guard.js';
 import { isUnreachable } from './failure-codes.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from '../../lib/prometheus.js';
 import { brokerAddress, type BrokerKind, type BrokerSetting } from '../../config/brokers.js';
 import { NO_TRACE } from '../connection-trace.js';
 import type { TargetRow } from '../targets-store.js';
