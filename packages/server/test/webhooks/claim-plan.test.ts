@@ -1,10 +1,11 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claim, claimStatement } from '../../src/webhooks/queue/claim.js';
+import { claim, CLAIM_MAX_BYTES, JOB_OVERHEAD_BYTES } from '../../src/webhooks/queue/claim.js';
+import { claimStatement } from '../../src/db/dialects/postgres/jobs.js';
 import { unfinishedProbes } from '../../src/webhooks/queue/enqueue.js';
 import { listJobs, listJobsQuery, queueStats, queueStatsStatement } from '../../src/webhooks/queue/jobs-store.js';
 import { rescue, rescueStatement } from '../../src/webhooks/queue/rescue.js';
-import { deliveredStatementText } from '../../src/db/dialects/sqlite/jobs.js';
+import { claimStatementTexts, deliveredStatementText } from '../../src/db/dialects/sqlite/jobs.js';
 import { DIALECTS } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 
@@ -38,18 +39,39 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
                 from n cross join (select id from webhooks) w`.execute(db);
     if (dialect === 'postgres') await sql`analyze delivery_jobs`.execute(db);
 
-    // Two targets in one statement: each probes its own range of the claim index.
+    // Two targets in one claim: each probes its own range of the claim index.
     // Large limits, as a fast receiver's claims have (PostgreSQL once chose a sequential scan for the update past ~100).
-    const compiled = claimStatement(caps, { lease: 'lease_x', now, leaseMs: 60_000, targets: [{ webhookId: 'wh_a', limit: 256 }, { webhookId: 'wh_b', limit: 200 }] }).compile(db);
+    const targets = [
+      { webhookId: 'wh_a', limit: 256, maxBytes: CLAIM_MAX_BYTES, limited: false },
+      { webhookId: 'wh_b', limit: 200, maxBytes: CLAIM_MAX_BYTES, limited: false },
+    ];
     const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
-    const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]));
-    const plan = rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
-    expect(plan).not.toMatch(/Seq Scan on delivery_jobs|SCAN delivery_jobs/);
+    const planOfText = async (text: string, parameters: readonly unknown[]): Promise<string> => {
+      const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + text, [...parameters]));
+      return rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
+    };
     if (dialect === 'sqlite') {
-      // Every step an index probe: the target's pending jobs by due time, the primary key for the update.
-      expect(plan.match(/delivery_jobs_pending \(webhook_id=\? AND next_attempt_at<\?\)/g)).toHaveLength(2);
-      expect(plan).toMatch(/sqlite_autoindex_delivery_jobs_1 \(id=\?\)/);
+      // The pick, then the chosen jobs read and updated (sqlite/jobs.ts): every step an index probe, the target's
+      // pending jobs by due time, then the primary key, at one id and at a full statement of 512.
+      const pick = claimStatementTexts(targets, 456).pick.replace(/^\/\*[^*]*\*\/ /, '');
+      const pickPlan = await planOfText(pick, targets.flatMap((t) => [t.webhookId, now, t.webhookId, t.limit]));
+      expect(pickPlan).not.toMatch(/SCAN delivery_jobs/);
+      expect(pickPlan.match(/delivery_jobs_pending \(webhook_id=\? AND next_attempt_at<\?\)/g)).toHaveLength(2);
+      for (const ids of [1, 456]) {
+        const { read, update, size } = claimStatementTexts(targets, ids);
+        const byId = Array.from({ length: size }, (_, k) => `job_wh_a_${10001 + k}`);
+        const readPlan = await planOfText(read.replace(/^\/\*[^*]*\*\/ /, ''), byId);
+        const updatePlan = await planOfText(update, ['lease_x', now, now, ...byId]);
+        for (const plan of [readPlan, updatePlan]) {
+          expect(plan).not.toMatch(/SCAN delivery_jobs/);
+          expect(plan).toMatch(/SEARCH (delivery_jobs|j) USING INDEX sqlite_autoindex_delivery_jobs_1 \(id=\?\)/);
+        }
+        expect(readPlan).toMatch(/SEARCH e USING INDEX sqlite_autoindex_events_1 \(id=\?\)/);
+      }
     } else {
+      const compiled = claimStatement({ lease: 'lease_x', now, leaseMs: 60_000, targets, overheadBytes: JOB_OVERHEAD_BYTES, withTrace: false }).compile(db);
+      const plan = await planOfText(compiled.sql, compiled.parameters);
+      expect(plan).not.toMatch(/Seq Scan on delivery_jobs/);
       // PostgreSQL may pick either due-order index for the subquery (its costs decide); the update is by key.
       expect(plan).toMatch(/Index Scan using delivery_jobs_pkey on delivery_jobs\s/);
       expect(plan).toMatch(/Index Cond: \(id = ANY/);

@@ -113,7 +113,6 @@ const caps: DialectCapabilities = {
   feedScanRows: null,
   textBytes: (value) => sql<string | null>`${value}`,
   keepPlan,
-  idIn: (ids) => sql<boolean>`id = any(array(${ids}))`,
   arrayRows: async <T extends readonly unknown[]>(db: Kysely<Tables>, query: CompiledQuery) =>
     (await db.executeQuery<Record<string, unknown>>(query)).rows.map((row) => Object.values(row) as unknown as T),
   // Events written since migration 012 carry their JSON up to the payload; older ones are built from their columns

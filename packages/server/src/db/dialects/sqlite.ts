@@ -80,7 +80,6 @@ const caps: DialectCapabilities = {
     || printf('.%03dZ', created_at % 1000) || '","payload":' || coalesce(payload, 'null') || '}' end`,
   textBytes: (value) => sql<Buffer | null>`cast(${value} as blob)`,
   keepPlan: () => {},
-  idIn: (ids) => sql<boolean>`id in (${ids})`,
   arrayRows: async <T extends readonly unknown[]>(db: Kysely<Tables>, query: CompiledQuery) =>
     (await db.executeQuery<T>(CompiledQuery.raw(markedForArrays(query.sql), [...query.parameters]))).rows,
   joinPage: {

@@ -80,12 +80,6 @@ export interface DialectCapabilities {
    */
   textBytes(value: RawBuilder<unknown>): RawBuilder<Buffer | string | null>;
   /**
-   * `id` among the ids a subquery selects, written so the planner probes the primary key for each: PostgreSQL
-   * `id = any(array(…))`, the ids one value computed first (with `id in (…)` it hashed a sequential scan of the
-   * whole table once they passed ~100); SQLite `id in (…)`.
-   */
-  idIn(ids: RawBuilder<unknown>): RawBuilder<boolean>;
-  /**
    * Runs a statement that returns rows and hands each over as an array of its values in the order the statement
    * names its columns. SQLite's driver then makes one array a row instead of an object whose every property is set
    * by name through V8's API (a claim's row of ten columns: ~14,000 instructions a job of ~90,000, callgrind);
@@ -152,7 +146,49 @@ export interface DeliveredJob {
  * transition of webhooks/queue/ calls these for its one statement instead of asking the database's capabilities
  * what to write. A test of a transition runs on both, and its name says which driver broke.
  */
+/** One target of a claim: up to `limit` of its oldest due jobs, while their bytes fit `maxBytes` (claim.ts). */
+export interface ClaimTarget {
+  webhookId: string;
+  limit: number;
+  maxBytes: number;
+  /** Claimed through its rate-limit bucket: the statement takes its jobs only while the target has a limit. */
+  limited: boolean;
+}
+
+/** A claim's statement(s): these targets' jobs, under one fresh lease token. */
+export interface ClaimStatementOptions {
+  targets: readonly ClaimTarget[];
+  lease: string;
+  now: number;
+  leaseMs: number;
+  /** What a job costs besides its payload, in the byte budget (claim.ts JOB_OVERHEAD_BYTES). */
+  overheadBytes: number;
+  /** Read each event's trace context (a process that traces); else the column is null and no event is probed for it. */
+  withTrace: boolean;
+}
+
+/** A claimed job's values, in this order (the lease and its expiry are the claim's own, not read back). */
+export type ClaimRow = readonly [
+  id: string,
+  webhookId: string,
+  topic: string,
+  collection: string,
+  recordId: string,
+  attemptCount: number,
+  roundStart: number,
+  payload: Buffer | string | null,
+  /** The event's `traceparent`, a space and its `tracestate` (empty when none); null when the event has none. */
+  trace: string | null,
+];
+
 export interface JobsDriver {
+  /**
+   * pending → delivering (webhooks/queue/claim.ts): for each target, its oldest due jobs (in due order, then by id)
+   * while their running sum of bytes (payload and overhead) fits its budget, and always the first; each job's
+   * payload is read only when it is taken. The database, not a worker's view, decides that a disabled or deleted
+   * target's jobs wait. Rows in no set order.
+   */
+  claim(db: Kysely<Tables>, opts: ClaimStatementOptions): Promise<ClaimRow[]>;
   /**
    * delivering → delivered for a batch (webhooks/queue/complete.ts): each job still `delivering` under the lease
    * its entry names gets the attempt on its row, and its target's failing streak ends (auto-disable's counters,

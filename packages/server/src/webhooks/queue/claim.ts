@@ -1,5 +1,5 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { DialectCapabilities } from '../../db/dialects/types.js';
+import { sql, type Kysely } from 'kysely';
+import type { ClaimRow, DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { tracing } from '../../tracing/tracing.js';
 import { envelopeBytes } from '../envelope.js';
@@ -39,23 +39,6 @@ export interface Claimed {
 export const CLAIM_MAX_BYTES = 8 * 1024 * 1024;
 /** What a job costs besides its payload: its envelope's other members, and the held job's own objects. */
 export const JOB_OVERHEAD_BYTES = 256;
-
-/**
- * A claimed job's row as the statement returns it (caps.arrayRows: its values in the RETURNING list's order). The
- * lease and its expiry are the claim's own, known before it runs: not read back.
- */
-type ClaimRow = readonly [
-  id: string,
-  webhookId: string,
-  topic: string,
-  collection: string,
-  recordId: string,
-  attemptCount: number,
-  roundStart: number,
-  payload: Buffer | string | null,
-  /** The event's `traceparent`, a space and its `tracestate` (empty when none); null when the event has no context. */
-  trace: string | null,
-];
 
 /**
  * Targets per statement. SQLite refuses a compound SELECT of more than 500 parts (SQLITE_MAX_COMPOUND_SELECT); a
@@ -129,10 +112,13 @@ async function claimRows(
   statement: { lease: string; now: number; leaseMs: number },
   inTransaction = false,
 ): Promise<ClaimRow[]> {
+  const asked = targets.map((t) => ({ webhookId: t.webhookId, limit: t.limit, maxBytes: t.maxBytes ?? CLAIM_MAX_BYTES, limited: t.limited === true }));
+  // Only a process that traces reads the write's trace context (migration 019; SPEC §15: nothing measurable when off).
+  const withTrace = tracing() !== null;
   const all = async (q: Kysely<Tables>) => {
     const rows: ClaimRow[] = [];
-    for (let i = 0; i < targets.length; i += CLAIM_TARGETS_PER_STATEMENT) {
-      rows.push(...(await caps.arrayRows<ClaimRow>(q, claimStatement(caps, { ...statement, targets: targets.slice(i, i + CLAIM_TARGETS_PER_STATEMENT) }).compile(q))));
+    for (let i = 0; i < asked.length; i += CLAIM_TARGETS_PER_STATEMENT) {
+      rows.push(...(await caps.jobs.claim(q, { ...statement, targets: asked.slice(i, i + CLAIM_TARGETS_PER_STATEMENT), overheadBytes: JOB_OVERHEAD_BYTES, withTrace })));
     }
     return rows;
   };
@@ -234,69 +220,4 @@ function storedTrace(trace: string): { traceparent: string; tracestate: string |
   const space = trace.indexOf(' ');
   const tracestate = trace.slice(space + 1);
   return { traceparent: trace.slice(0, space), tracestate: tracestate === '' ? null : tracestate };
-}
-
-/**
- * The statement, alone so its plan can be checked. For each target a range probe on the partial index of pending jobs
- * by (webhook_id, next_attempt_at), so its cost does not grow with the backlog: one limited subquery per target,
- * joined by UNION ALL (each with its own limit as a value, so PostgreSQL plans the rows it will really get; an
- * unnest()ed list of targets with LATERAL left it guessing, and it chose a hash join over the whole table). The
- * envelope comes back with the job (its event's payload, read in the RETURNING list). The update then finds each
- * chosen job by its primary key (caps.idIn: PostgreSQL hashed a sequential scan of the table past ~100 ids; W4: 2 of
- * a claim's 6 ms on 20 000 jobs).
- *
- * The outer statement must not repeat `state = 'pending'`: SQLite then answered it by walking every pending job
- * in a state index and testing each against the list, a cost that grows with the backlog (20 000 due jobs: 470
- * deliveries/s instead of thousands). Nothing is lost by leaving it out: on SQLite the subqueries and the update are
- * one statement under the single writer lock, and on PostgreSQL the rows the subqueries return are locked
- * (`for update skip locked`) with the WHERE re-checked on their newest version, so they are still pending when the
- * update reaches them.
- *
- * The byte budget is applied in the statement, as the jobs are read, not after: each chosen job's payload size is
- * read without reading the payload (`octet_length`: SQLite's record header, PostgreSQL's TOAST pointer; the events'
- * primary key, one probe a job), a running sum in due order (a window over at most `limit` rows) keeps the jobs that
- * fit and always the first, and only those are updated and have their payload read in RETURNING. The row lock stays
- * on the innermost query (PostgreSQL refuses FOR UPDATE beside a window function): the jobs it locked beyond the
- * budget stay pending, unlocked at the statement's commit. Small jobs fit whole: for them the statement takes what
- * it took before, at the cost of one more primary-key probe a job.
- */
-/**
- * The write's trace context (migration 019), read only in a process that traces: one more probe of the event's
- * primary key a job (both columns as one value), which a process with tracing off must not pay (SPEC §15: nothing
- * measurable).
- */
-const traceColumns = (): RawBuilder<unknown> =>
-  tracing() === null
-    ? sql`null as trace`
-    : sql`(select e.traceparent || ' ' || coalesce(e.tracestate, '') from events e where e.id = delivery_jobs.event_id) as trace`;
-
-export function claimStatement(
-  caps: DialectCapabilities,
-  opts: { targets: readonly ClaimRequest[]; lease: string; now: number; leaseMs: number },
-): RawBuilder<ClaimRow> {
-  const lock = caps.skipLocked();
-  const chosen = opts.targets.map(
-    (t) => sql`select id from (
-                 select id, row_number() over budget as n, sum(bytes) over budget as upto from (
-                   -- a probe of the events' key per job, never a join: PostgreSQL hashed the whole events table for one
-                   select due.id, due.next_attempt_at,
-                          coalesce((select octet_length(e.payload) from events e where e.id = due.event_id), 0) + ${sql.lit(JOB_OVERHEAD_BYTES)} as bytes from (
-                     select id, event_id, next_attempt_at from delivery_jobs
-                      where webhook_id = ${t.webhookId} and state = 'pending' and next_attempt_at <= ${opts.now}
-                        -- the database, not a worker's view of it, decides that a disabled or deleted target's jobs wait,
-                        -- and that a limited one's are claimed only through its bucket
-                        and exists (select 1 from webhooks w where w.id = ${t.webhookId} and w.enabled = 1 and w.deleted_at is null${t.limited ? sql`` : sql` and w.rate_per_second is null`})
-                      order by next_attempt_at
-                      limit ${t.limit}
-                      ${lock}) as due) as sized
-                 window budget as (order by next_attempt_at, id)) as budgeted
-               where n = 1 or upto <= ${t.maxBytes ?? CLAIM_MAX_BYTES}`,
-  );
-  return sql<ClaimRow>`
-    update delivery_jobs
-       set state = 'delivering', lease_id = ${opts.lease}, lease_expires_at = ${opts.now + opts.leaseMs}, updated_at = ${opts.now}
-     where ${caps.idIn(sql.join(chosen, sql` union all `))}
-    returning id, webhook_id, topic, collection, record_id, attempt_count, round_start,
-              ${caps.textBytes(sql`(select e.payload from events e where e.id = delivery_jobs.event_id)`)} as payload,
-              ${traceColumns()}`;
 }
