@@ -41,16 +41,17 @@ export const CLAIM_MAX_BYTES = 8 * 1024 * 1024;
 export const JOB_OVERHEAD_BYTES = 256;
 
 /**
- * Targets per statement. SQLite refuses a compound SELECT of more than 500 parts (SQLITE_MAX_COMPOUND_SELECT); a
- * claim for more targets than this is one statement per group, in one transaction.
+ * Targets per claim of the driver. SQLite refuses a compound SELECT of more than 500 parts
+ * (SQLITE_MAX_COMPOUND_SELECT); a claim for more targets than this is one driver claim per group, in one transaction.
  */
 export const CLAIM_TARGETS_PER_STATEMENT = 100;
 
 /**
- * pending → delivering: for each target asked, up to `limit` of its oldest due jobs (returned in no set order), under one fresh
- * lease token for this claim. One statement for all the targets (up to CLAIM_TARGETS_PER_STATEMENT): one round trip
- * and one commit (on SQLite one sync). Results come in the order asked. Rate-limited targets (`limited`) are claimed
- * apart, in a transaction with their buckets: see claimWithRates.
+ * pending → delivering: for each target asked, up to `limit` of its oldest due jobs (returned in no set order), under
+ * one fresh lease token for this claim. One claim of the database's driver for all the targets (up to
+ * CLAIM_TARGETS_PER_STATEMENT; JobsDriver.claim): on PostgreSQL one statement and one round trip, on SQLite three
+ * statements in one write transaction; one commit either way (on SQLite one sync). Results come in the order asked.
+ * Rate-limited targets (`limited`) are claimed apart, in a transaction with their buckets: see claimWithRates.
  */
 export async function claim(
   db: Kysely<Tables>,
@@ -61,11 +62,11 @@ export async function claim(
 }
 
 /**
- * claim, with what each rate-limited target's bucket said. Targets without a limit cost what they did before: one
- * statement, no transaction. Limited ones take one transaction between them: their buckets read and locked
- * (takeFromBuckets), at most each one's allowance left (rateAllowance) claimed, and what was really claimed counted
- * (countStarts). The unlimited part runs first and on its own, so a failure of the limited part loses none of its jobs
- * only if the caller claims the two apart (the worker does).
+ * claim, with what each rate-limited target's bucket said. Targets without a limit cost what they would without
+ * limits anywhere: the driver's claim alone, no bucket read. Limited ones take one transaction between them: their
+ * buckets read and locked (takeFromBuckets), at most each one's allowance left (rateAllowance) claimed, and what was
+ * really claimed counted (countStarts). The unlimited part runs first and on its own, so a failure of the limited part
+ * loses none of its jobs only if the caller claims the two apart (the worker does).
  */
 export async function claimWithRates(
   db: Kysely<Tables>,
