@@ -8,6 +8,25 @@ import type { ClaimRow, ClaimStatementOptions, ClaimTarget, DeliveredJob, JobsDr
  * statements in one transaction (one writer at a time: nothing else runs between them, and they share one commit).
  */
 
+/**
+ * A batch's statement in a few sizes: the smallest of `sizes` that holds the batch (the largest is the most a statement
+ * takes), its rows or ids past the batch bound as nulls, which match no job. The statement cache then holds a text a
+ * size, not one a batch size; each is built once.
+ */
+function paddedStatements(sizes: readonly number[], build: (size: number) => string) {
+  const texts = new Map<number, string>();
+  const max = sizes[sizes.length - 1]!;
+  return {
+    max,
+    sizeFor: (n: number): number => sizes.find((s) => s >= n) ?? max,
+    text(size: number): string {
+      let text = texts.get(size);
+      if (text === undefined) texts.set(size, (text = build(size)));
+      return text;
+    },
+  };
+}
+
 export const sqliteJobs: JobsDriver = {
   claim(db, opts) {
     // Its statements in one write transaction (begin immediate): nothing else writes between the pick and the update.
@@ -16,8 +35,8 @@ export const sqliteJobs: JobsDriver = {
   delivered(db, now, done, then) {
     const work = async (trx: typeof db) => {
       const rows: Array<{ id: string; webhook_id: string; ordered: number }> = [];
-      for (let start = 0; start < done.length; start += DELIVERED_ROWS_MAX) {
-        const chunk = done.slice(start, start + DELIVERED_ROWS_MAX);
+      for (let start = 0; start < done.length; start += DELIVERED.max) {
+        const chunk = done.slice(start, start + DELIVERED.max);
         const { text, size } = deliveredStatement(chunk.length);
         rows.push(...(await trx.executeQuery<{ id: string; webhook_id: string; ordered: number }>(CompiledQuery.raw(text, deliveredParameters(chunk, size, now)))).rows);
       }
@@ -38,21 +57,13 @@ export const sqliteJobs: JobsDriver = {
  * A completion's attempts travel as bound parameters, a row of values each, not as one JSON text: SQLite's JSON
  * functions parsed the text again for every value read (`value ->> n`, eleven a job), a sixth of the instructions
  * the claim and the completion of a job cost together (callgrind, W4's 20,000 jobs: 183,000 → 154,000 a job). A
- * statement takes up to DELIVERED_ROWS_MAX rows, padded up to one of DELIVERED_ROW_SIZES with rows of nulls (a null
- * id matches no job), so the statement cache holds four texts, not one per batch size.
+ * statement takes up to 64 rows, padded with rows of nulls to 1, 4, 16 or 64 (paddedStatements).
  */
-const DELIVERED_ROW_SIZES = [1, 4, 16, 64] as const;
-const DELIVERED_ROWS_MAX = 64;
 const DELIVERED_COLUMNS = ['id', 'lease', 'started_at', 'duration_ms', 'status_code', 'snippet', 'remote_address', 'dns_ms', 'connect_ms', 'tls_ms', 'first_byte_ms'] as const;
 
-const deliveredTexts = new Map<number, string>();
-
-function deliveredStatement(rows: number): { text: string; size: number } {
-  const size = DELIVERED_ROW_SIZES.find((s) => s >= rows) ?? DELIVERED_ROWS_MAX;
-  let text = deliveredTexts.get(size);
-  if (text === undefined) {
-    const tuple = `(${DELIVERED_COLUMNS.map(() => '?').join(', ')})`;
-    text = `with a (${DELIVERED_COLUMNS.join(', ')}) as (values ${Array.from({ length: size }, () => tuple).join(', ')})
+const DELIVERED = paddedStatements([1, 4, 16, 64], (size) => {
+  const tuple = `(${DELIVERED_COLUMNS.map(() => '?').join(', ')})`;
+  return `with a (${DELIVERED_COLUMNS.join(', ')}) as (values ${Array.from({ length: size }, () => tuple).join(', ')})
       update delivery_jobs
          set state = 'delivered', attempt_count = attempt_count + 1, lease_id = null, lease_expires_at = null,
              last_error_code = null, last_error_message = null, updated_at = ?,
@@ -62,9 +73,11 @@ function deliveredStatement(rows: number): { text: string; size: number } {
         from a
        where delivery_jobs.id = a.id and delivery_jobs.state = 'delivering' and delivery_jobs.lease_id = a.lease
       returning delivery_jobs.id, delivery_jobs.webhook_id, delivery_jobs.ordered`;
-    deliveredTexts.set(size, text);
-  }
-  return { text, size };
+});
+
+function deliveredStatement(rows: number): { text: string; size: number } {
+  const size = DELIVERED.sizeFor(rows);
+  return { text: DELIVERED.text(size), size };
 }
 
 function deliveredParameters(chunk: readonly DeliveredJob[], size: number, now: number): unknown[] {
@@ -111,12 +124,13 @@ async function claimIn(trx: Kysely<Tables>, opts: ClaimStatementOptions): Promis
   const { rows: due } = await trx.executeQuery<PickRow>(CompiledQuery.raw(pickText(opts.targets), pickParameters(opts)));
   const ids = withinBudgets(opts.targets, due, opts.overheadBytes);
   const rows: ClaimRow[] = [];
-  for (let start = 0; start < ids.length; start += BY_ID_MAX) {
-    const chunk = ids.slice(start, start + BY_ID_MAX);
-    const size = BY_ID_SIZES.find((s) => s >= chunk.length)!;
+  const read = opts.withTrace ? READ_TRACED : READ;
+  for (let start = 0; start < ids.length; start += UPDATE.max) {
+    const chunk = ids.slice(start, start + UPDATE.max);
+    const size = UPDATE.sizeFor(chunk.length);
     const padded = [...chunk, ...new Array<null>(size - chunk.length).fill(null)];
-    rows.push(...(await trx.executeQuery<ClaimRow>(CompiledQuery.raw(readText(size, opts.withTrace), padded))).rows);
-    await trx.executeQuery(CompiledQuery.raw(updateText(size), [opts.lease, opts.now + opts.leaseMs, opts.now, ...padded]));
+    rows.push(...(await trx.executeQuery<ClaimRow>(CompiledQuery.raw(read.text(size), padded))).rows);
+    await trx.executeQuery(CompiledQuery.raw(UPDATE.text(size), [opts.lease, opts.now + opts.leaseMs, opts.now, ...padded]));
   }
   return rows;
 }
@@ -176,40 +190,27 @@ function pickParameters(opts: ClaimStatementOptions): unknown[] {
 }
 
 /**
- * Ids a statement: up to BY_ID_MAX, padded with nulls (which match no job) to one of these counts, a text each. Steps
- * of two from 32 on: a padded parameter costs its binding and its entry in the IN list's table (244 ids padded to 512
- * were a tenth of the statements' instructions).
+ * Ids a statement: up to 512, padded with nulls to one of these counts (paddedStatements). Steps of two from 32 on: a
+ * padded parameter costs its binding and its entry in the IN list's table (244 ids padded to 512 were a tenth of the
+ * statements' instructions).
  */
-const BY_ID_SIZES = [1, 8, 32, 64, 128, 256, 512] as const;
-const BY_ID_MAX = 512;
+const BY_ID_SIZES = [1, 8, 32, 64, 128, 256, 512];
 const placeholders = (n: number) => new Array<string>(n).fill('?').join(', ');
 
-const readTexts = new Map<string, string>();
-function readText(size: number, withTrace: boolean): string {
-  const key = `${size}${withTrace ? 't' : ''}`;
-  let text = readTexts.get(key);
-  if (text === undefined) {
-    text = `${ARRAY_ROWS}select j.id, j.webhook_id, j.topic, j.collection, j.record_id, j.attempt_count, j.round_start, cast(e.payload as blob),
-             ${withTrace ? "e.traceparent || ' ' || coalesce(e.tracestate, '')" : 'null'}
-        from delivery_jobs j left join events e on e.id = j.event_id
-       where j.id in (${placeholders(size)})`;
-    readTexts.set(key, text);
-  }
-  return text;
-}
-
-const updateTexts = new Map<number, string>();
-function updateText(size: number): string {
-  let text = updateTexts.get(size);
-  if (text === undefined) {
-    text = `update delivery_jobs set state = 'delivering', lease_id = ?, lease_expires_at = ?, updated_at = ? where id in (${placeholders(size)})`;
-    updateTexts.set(size, text);
-  }
-  return text;
-}
+const readSql = (withTrace: boolean) => (size: number) =>
+  `${ARRAY_ROWS}select j.id, j.webhook_id, j.topic, j.collection, j.record_id, j.attempt_count, j.round_start, cast(e.payload as blob),
+          ${withTrace ? "e.traceparent || ' ' || coalesce(e.tracestate, '')" : 'null'}
+     from delivery_jobs j left join events e on e.id = j.event_id
+    where j.id in (${placeholders(size)})`;
+const READ = paddedStatements(BY_ID_SIZES, readSql(false));
+const READ_TRACED = paddedStatements(BY_ID_SIZES, readSql(true));
+const UPDATE = paddedStatements(
+  BY_ID_SIZES,
+  (size) => `update delivery_jobs set state = 'delivering', lease_id = ?, lease_expires_at = ?, updated_at = ? where id in (${placeholders(size)})`,
+);
 
 /** For the plan test: the claim's statements for these targets, and for `ids` chosen jobs. */
 export const claimStatementTexts = (targets: readonly ClaimTarget[], ids: number) => {
-  const size = BY_ID_SIZES.find((s) => s >= Math.min(ids, BY_ID_MAX))!;
-  return { pick: pickText(targets), read: readText(size, true), update: updateText(size), size };
+  const size = UPDATE.sizeFor(ids);
+  return { pick: pickText(targets), read: READ_TRACED.text(size), update: UPDATE.text(size), size };
 };
