@@ -49,6 +49,36 @@ export async function listRecordSizes(
   return rows.map(([id, bytes]) => ({ id, bytes: Number(bytes) }));
 }
 
+/**
+ * A page's rows as one statement reads them: up to `limit` records after `afterId` in id order, each with the byte
+ * length of its data (read from the row header, as listRecordSizes does) and its data itself only when that is at
+ * most `inlineMaxBytes`, else null: a page of ordinary records is one statement, and what it holds in memory stays
+ * within limit × inlineMaxBytes whatever the records' sizes.
+ */
+export type SizedRecordRow = readonly [id: string, version: number, createdAt: number, updatedAt: number, bytes: number | string, data: string | null];
+
+export async function listRecordPage(
+  db: Kysely<Tables>,
+  caps: DialectCapabilities,
+  collection: string,
+  afterId: string | null,
+  limit: number,
+  inlineMaxBytes: number,
+): Promise<SizedRecordRow[]> {
+  // Built once (sqlOnce), its rows arrays (caps.arrayRows). Parameters: inlineMaxBytes, collection, afterId ('' before
+  // the first id), limit.
+  const text = sqlOnce(db, 'records-page', (d) =>
+    d
+      .selectFrom('records')
+      .select(['id', 'version', 'created_at', 'updated_at', sql<number>`octet_length(data)`.as('bytes'), sql<string | null>`case when octet_length(data) <= ${0} then data end`.as('data')])
+      .where('collection', '=', '')
+      .where('id', '>', '')
+      .orderBy('id')
+      .limit(0),
+  );
+  return caps.arrayRows<SizedRecordRow>(db, CompiledQuery.raw(text, [Math.max(0, Math.floor(inlineMaxBytes)), collection, afterId ?? '', limit]));
+}
+
 /** A record's row as the page reads it: RecordsTable's columns in its order, data still JSON text. */
 export type RecordRow = readonly [id: string, collection: string, version: number, data: string, createdAt: number, updatedAt: number];
 
