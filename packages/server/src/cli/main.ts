@@ -5,14 +5,12 @@
 // CPU of a catch-up (bench/README, tenth session). `npm start` passes the same flag.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { backup, BACKUP_MANIFEST, restore } from '../backup.js';
 import { Command, Option } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config/load.js';
 import { ADMIN_SCOPES, type AdminScope } from '../auth/admin-scopes.js';
 import { CLI_CREATOR, createAdminToken } from '../auth/admin-tokens.js';
 import { createApiToken } from '../auth/api-tokens.js';
 import { SCOPES, type Scope } from '../auth/api-tokens-store.js';
-import { createAdmin } from '../auth/setup.js';
 import { AppError } from '../errors.js';
 import { drainLogger, migrationsToApply, openContext, startProcess, type Running } from '../runtime.js';
 import { PRUNED_TABLES, prunePass } from '../retention.js';
@@ -103,6 +101,7 @@ program
   .action(async (opts: { to: string }) => {
     const c = config();
     try {
+      const { backup, BACKUP_MANIFEST } = await import('../backup.js');
       const m = await backup(c, resolve(opts.to), (line) => process.stderr.write(`svc: ${line}\n`));
       const dir = resolve(opts.to);
       process.stdout.write(
@@ -122,6 +121,7 @@ program
   .action(async (opts: { from: string }) => {
     const c = config();
     try {
+      const { restore } = await import('../backup.js');
       const r = await restore(c, resolve(opts.from), (line) => process.stderr.write(`svc: ${line}\n`));
       process.stdout.write(
         `restored ${r.database} from the backup of ${r.manifest.createdAt}\n` +
@@ -143,6 +143,7 @@ admin
     const c = config();
     const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
     try {
+      const { createAdmin } = await import('../auth/setup.js');
       const created = await createAdmin(ctx, opts.email, opts.password);
       process.stdout.write(`${created.id}\n`);
     } catch (err) {

@@ -52,9 +52,12 @@ describe.skipIf(!existsSync(ENTRY))('the command bundle is split by what a proce
     expect(rel.some((s) => /node_modules\/undici\//.test(s))).toBe(true);
   });
 
-  it('and none of the HTTP layer, the OpenTelemetry SDK, a broker client or PostgreSQL\'s, which are chunks loaded when used', () => {
+  it('and none of the HTTP layer, the OpenTelemetry SDK, a broker client, PostgreSQL\'s or a one-shot command\'s, which are chunks loaded when used', () => {
     expect(atStart.filter((s) => NOT_AT_START.test(s))).toEqual([]);
     expect(atStart.some((s) => s.endsWith('src/app.ts'))).toBe(false);
+    // Nor what only a one-shot command runs: password hashing (a native addon, @node-rs/argon2) for `svc admin
+    // create`, and `svc backup`/`restore`.
+    for (const file of ['src/auth/passwords.ts', 'src/auth/setup.ts', 'src/backup.ts']) expect(atStart.some((s) => s.endsWith(file)), file).toBe(false);
     // They are in the bundle, in the chunks dynamic imports name.
     for (const pkg of ['fastify', 'pg', 'redis', 'amqplib', '@nats-io/jetstream', 'ajv', '@opentelemetry/sdk-trace-base']) expect(all.some((s) => s.includes(`node_modules/${pkg}/`)), pkg).toBe(true);
     expect(all.some((s) => s.endsWith('src/app.ts'))).toBe(true);
