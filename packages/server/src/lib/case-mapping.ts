@@ -100,9 +100,10 @@ export function simpleLowercase(text: string): string {
  * locale. Text with one goes through `svc_lower_letters`, which cuts it around each such capital and looks each up in
  * the table as jsonb, in time linear in the text. (`translate()` with the table's 1,462 capitals scans that list for
  * every character, 7 µs each, and cannot be cancelled meanwhile: a statement timeout would not stop it.) Regular
- * expressions compare these letters by code point, whatever the collation.
+ * expressions compare these letters by code point, whatever the collation. Built when the migration runs, not when
+ * this module loads: building the table's text took every process ~10 ms of its start (a CPU profile of `svc worker`).
  */
-export const POSTGRES_LOWER_FUNCTIONS: readonly string[] = (() => {
+export const postgresLowerFunctions = (): readonly string[] => {
   const capitals = lowercasePairs().filter(([upper]) => upper > 0x7f);
   const letters = capitals.map(([upper]) => String.fromCodePoint(upper)).join('');
   // Spliced into SQL text and a bracket expression: letters only, never a quote, bracket, backslash or dash.
@@ -128,4 +129,4 @@ begin
 end
 $fn$`,
   ];
-})();
+};

@@ -1,5 +1,5 @@
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
-import { POSTGRES_LOWER_FUNCTIONS } from '../../lib/case-mapping.js';
+import { postgresLowerFunctions } from '../../lib/case-mapping.js';
 
 /**
  * `~`/`!~` fold case by svc's own table (lib/case-mapping.ts, SPEC §12 "One case mapping") instead of PostgreSQL's
@@ -9,7 +9,7 @@ import { POSTGRES_LOWER_FUNCTIONS } from '../../lib/case-mapping.js';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (db.getExecutor().adapter instanceof SqliteAdapter) return;
-  for (const statement of POSTGRES_LOWER_FUNCTIONS) await sql.raw(statement).execute(db);
+  for (const statement of postgresLowerFunctions()) await sql.raw(statement).execute(db);
 }
 
 export async function down(): Promise<void> {
