@@ -59,7 +59,8 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
     if (handedOver.length > 0) handoff?.adopt(handedOver);
     // PostgreSQL's readers heard it from the write's own NOTIFY; this process's, on SQLite, hear it here.
     if (all.some((e) => e.inFeed) && !database.caps.sharedByProcesses) void database.events.notify();
-    if (all.every((e) => e.pending === 0)) return;
+    // Where the write itself woke the workers (PostgreSQL, at its commit), nothing is left to send.
+    if (all.every((e) => e.pending === 0 || e.woken)) return;
     // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
     await database.signal.notify().catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
   };

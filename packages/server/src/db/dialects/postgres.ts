@@ -123,6 +123,8 @@ const caps: DialectCapabilities = {
     || to_char(timestamp 'epoch' + created_at * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     || '","payload":' || coalesce(payload, 'null') || '}' end`,
   withFeedNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${FEED_CHANNEL}, '') from written`,
+  // Once a statement: the insert runs to completion whatever the outer select reads of it.
+  withJobsNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${CHANNEL}, '') from written limit 1`,
   query,
 };
 

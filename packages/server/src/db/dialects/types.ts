@@ -109,6 +109,13 @@ export interface DialectCapabilities {
    * `pg_notify` in the same statement, no extra round trip); unchanged where in-process wake-ups after the commit do.
    */
   withFeedNotice(insert: RawBuilder<unknown>): RawBuilder<unknown>;
+  /**
+   * The delivery jobs' insert, made to also wake every process's workers when its transaction commits (PostgreSQL:
+   * `pg_notify` in the same statement, as withFeedNotice); null where the wake-up is in-process, after the commit
+   * (SQLite). Without it a PostgreSQL write sent the wake-up after its commit, one more round trip the write's answer
+   * waited for.
+   */
+  readonly withJobsNotice: ((insert: RawBuilder<unknown>) => RawBuilder<unknown>) | null;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
   readonly sharedByProcesses: boolean;
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */

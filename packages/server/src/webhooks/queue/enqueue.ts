@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { insertRows } from '../../db/compiled.js';
+import { insertRows, type InsertRows } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newEvent, writeEvents, type EventTrace, type NewEvent } from '../../events/event-write.js';
@@ -32,6 +32,8 @@ export interface Enqueued {
   jobIds: DeliveryId[];
   pending: number;
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
+  /** Its pending jobs' wake-up went with the write (DialectCapabilities.withJobsNotice): none is due after the commit. */
+  woken: boolean;
 }
 
 /**
@@ -108,7 +110,11 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
     all.push(await planJobs(trx, caps, { ...event, eventId: e.id, inFeed: e.inFeed, payloadJson: e.payloadJson }, targets, opts, jobs));
   }
   await writeEvents(trx, caps, written);
-  await insertRows(trx, { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, jobs.rows);
+  // Pending jobs wake the workers when this transaction commits, from the insert itself where the database can.
+  const notice = caps.withJobsNotice !== null && all.some((e) => e.pending > 0) ? caps.withJobsNotice : null;
+  const spec: InsertRows<'delivery_jobs'> = notice === null ? { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS } : { name: 'jobs-insert-notice', table: 'delivery_jobs', columns: JOB_COLUMNS, wrap: notice };
+  await insertRows(trx, spec, jobs.rows);
+  if (notice !== null) for (const e of all) e.woken = true;
   return all;
 }
 
@@ -128,7 +134,7 @@ async function planJobs(
   plan: JobPlan,
 ): Promise<Enqueued> {
   const { eventId, payloadJson } = event;
-  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, handedOver: [] };
+  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, handedOver: [], woken: false };
   for (const target of targets) {
     const key = `${target.id}\0${event.recordId}`;
     const ordered = target.ordering === 'record' && isRecordEvent(event);
