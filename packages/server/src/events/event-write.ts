@@ -84,7 +84,7 @@ async function insertFeedEvents(
 ): Promise<void> {
   if (rows.length === 0) return;
   const at = await caps.eventPositions(trx, rows.length);
-  const wrap = caps.withFeedNotice;
+  const wrap = caps.notices?.events;
   if ('values' in at) {
     const spec = { name: `events-insert-feed-values${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'], wrap } as const;
     await insertRows(trx, spec, rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]));

@@ -29,7 +29,8 @@ export async function recordPageJson(db: Kysely<Tables>, caps: DialectCapabiliti
   }
   const more = sized.length > planned;
   let rows: ReadonlyArray<readonly [id: string, version: number, createdAt: number, updatedAt: number, data: string]>;
-  if (sized.slice(0, planned).every((r) => r[5] !== null)) rows = sized.slice(0, planned).map(([id, version, createdAt, updatedAt, , data]) => [id, version, createdAt, updatedAt, data!] as const);
+  const plannedRows = sized.slice(0, planned);
+  if (plannedRows.every((r) => r[5] !== null)) rows = plannedRows.map(([id, version, createdAt, updatedAt, , data]) => [id, version, createdAt, updatedAt, data!] as const);
   else {
     rows = (await listRecordRange(db, caps, collection, sized[0]![0], sized[planned - 1]![0])).map(([id, , version, data, createdAt, updatedAt]) => [id, version, createdAt, updatedAt, data] as const);
     // Deleted since they were sized: the page continues after the range it planned.

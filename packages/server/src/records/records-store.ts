@@ -24,36 +24,10 @@ export const toRecord = (r: RecordsTable): StoredRecord => ({
 });
 
 /**
- * Up to `limit` records' ids after `afterId` in id order, each with the byte length of its data: `octet_length` is
- * read from the row header on both databases without loading the value, so a page can be sized before it is read.
- */
-export async function listRecordSizes(
-  db: Kysely<Tables>,
-  caps: DialectCapabilities,
-  collection: string,
-  afterId: string | null,
-  limit: number,
-): Promise<Array<{ id: string; bytes: number }>> {
-  // Every page read runs this: built once (sqlOnce), its rows arrays (caps.arrayRows). Parameters: collection,
-  // afterId ('' before the first id), limit.
-  const text = sqlOnce(db, 'records-page-sizes', (d) =>
-    d
-      .selectFrom('records')
-      .select(['id', sql<number>`octet_length(data)`.as('bytes')])
-      .where('collection', '=', '')
-      .where('id', '>', '')
-      .orderBy('id')
-      .limit(0),
-  );
-  const rows = await caps.arrayRows<readonly [id: string, bytes: number | string]>(db, CompiledQuery.raw(text, [collection, afterId ?? '', limit]));
-  return rows.map(([id, bytes]) => ({ id, bytes: Number(bytes) }));
-}
-
-/**
  * A page's rows as one statement reads them: up to `limit` records after `afterId` in id order, each with the byte
- * length of its data (read from the row header, as listRecordSizes does) and its data itself only when that is at
- * most `inlineMaxBytes`, else null: a page of ordinary records is one statement, and what it holds in memory stays
- * within limit × inlineMaxBytes whatever the records' sizes.
+ * length of its data (`octet_length`, read from the row header on both databases without loading the value) and its
+ * data itself only when that is at most `inlineMaxBytes`, else null: a page of ordinary records is one statement, and
+ * what it holds in memory stays within limit × inlineMaxBytes whatever the records' sizes.
  */
 export type SizedRecordRow = readonly [id: string, version: number, createdAt: number, updatedAt: number, bytes: number | string, data: string | null];
 
@@ -140,7 +114,8 @@ export async function anyRecordLacks(db: Kysely<Tables>, caps: DialectCapabiliti
   // JSON is text in both dialects; batches bounded by bytes as well as by rows keep memory flat on large collections.
   let after: string | null = null;
   for (;;) {
-    const sizes = await listRecordSizes(db, caps, collection, after, 1000);
+    // Sizes alone (no data inline): the batch is read by range once its bytes are known.
+    const sizes: Array<{ id: string; bytes: number }> = (await listRecordPage(db, caps, collection, after, 1000, 0)).map(([id, , , , bytes]) => ({ id, bytes: Number(bytes) }));
     if (sizes.length === 0) return false;
     let end = 0;
     for (let bytes = 0; end < sizes.length && (end === 0 || bytes + sizes[end]!.bytes <= SCAN_BATCH_BYTES); end++) bytes += sizes[end]!.bytes;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Tables } from '../tables.js';
 import { channelSignal } from './postgres-listen.js';
 import { postgresJobs } from './postgres/jobs.js';
@@ -82,6 +82,9 @@ const query: QueryDialect = {
 const CHANNEL = 'svc_jobs';
 const FEED_CHANNEL = 'svc_events';
 
+/** An insert that notifies `channel` once, at its transaction's commit: it runs to completion whatever the select reads of it. */
+const noticeOn = (channel: string) => (insert: RawBuilder<unknown>) => sql`with written as (${insert} returning 1) select pg_notify(${channel}, '') from written limit 1`;
+
 const caps: DialectCapabilities = {
   name: 'postgres',
   forUpdate: () => sql`for update`,
@@ -122,9 +125,7 @@ const caps: DialectCapabilities = {
     || ',"recordId":' || to_json(record_id)::text || ',"occurredAt":"'
     || to_char(timestamp 'epoch' + created_at * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     || '","payload":' || coalesce(payload, 'null') || '}' end`,
-  withFeedNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${FEED_CHANNEL}, '') from written`,
-  // Once a statement: the insert runs to completion whatever the outer select reads of it.
-  withJobsNotice: (insert) => sql`with written as (${insert} returning 1) select pg_notify(${CHANNEL}, '') from written limit 1`,
+  notices: { events: noticeOn(FEED_CHANNEL), jobs: noticeOn(CHANNEL) },
   query,
 };
 

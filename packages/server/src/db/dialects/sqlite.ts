@@ -86,8 +86,7 @@ const caps: DialectCapabilities = {
     json: (value) => sql<Buffer | null>`cast(group_concat(${value}, ',') as blob)`,
     text: (value) => sql<string | null>`group_concat(${value}, ',')`,
   },
-  withFeedNotice: (insert) => insert,
-  withJobsNotice: null,
+  notices: null,
   query,
 };
 

@@ -105,17 +105,12 @@ export interface DialectCapabilities {
     text(value: RawBuilder<unknown>): RawBuilder<string | null>;
   };
   /**
-   * The event insert, made to also wake every process's feed readers when its transaction commits (PostgreSQL:
-   * `pg_notify` in the same statement, no extra round trip); unchanged where in-process wake-ups after the commit do.
+   * An insert made to also wake every process's listeners when its transaction commits, and never for a rollback: the
+   * feed's readers from the event insert (`events`), the workers from the delivery jobs' insert (`jobs`). PostgreSQL:
+   * `pg_notify` in the same statement, no round trip of its own (a wake-up sent after the commit was one more, which
+   * the write's answer waited for). Null where wake-ups are in-process and sent after the commit (SQLite).
    */
-  withFeedNotice(insert: RawBuilder<unknown>): RawBuilder<unknown>;
-  /**
-   * The delivery jobs' insert, made to also wake every process's workers when its transaction commits (PostgreSQL:
-   * `pg_notify` in the same statement, as withFeedNotice); null where the wake-up is in-process, after the commit
-   * (SQLite). Without it a PostgreSQL write sent the wake-up after its commit, one more round trip the write's answer
-   * waited for.
-   */
-  readonly withJobsNotice: ((insert: RawBuilder<unknown>) => RawBuilder<unknown>) | null;
+  readonly notices: Readonly<Record<'events' | 'jobs', (insert: RawBuilder<unknown>) => RawBuilder<unknown>>> | null;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
   readonly sharedByProcesses: boolean;
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */

@@ -32,7 +32,7 @@ export interface Enqueued {
   jobIds: DeliveryId[];
   pending: number;
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
-  /** Its pending jobs' wake-up went with the write (DialectCapabilities.withJobsNotice): none is due after the commit. */
+  /** Its pending jobs' wake-up went with the write (DialectCapabilities.notices): none is due after the commit. */
   woken: boolean;
 }
 
@@ -111,7 +111,7 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
   }
   await writeEvents(trx, caps, written);
   // Pending jobs wake the workers when this transaction commits, from the insert itself where the database can.
-  const notice = caps.withJobsNotice !== null && all.some((e) => e.pending > 0) ? caps.withJobsNotice : null;
+  const notice = all.some((e) => e.pending > 0) ? (caps.notices?.jobs ?? null) : null;
   const spec: InsertRows<'delivery_jobs'> = notice === null ? { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS } : { name: 'jobs-insert-notice', table: 'delivery_jobs', columns: JOB_COLUMNS, wrap: notice };
   await insertRows(trx, spec, jobs.rows);
   if (notice !== null) for (const e of all) e.woken = true;
