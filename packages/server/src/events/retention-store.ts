@@ -11,6 +11,14 @@ export const PRUNED_THROUGH_KEY = 'feed_pruned_through';
 export const prunedThroughText = (p: FeedPosition): string => `${String(p.tx).padStart(19, '0')}.${String(p.position).padStart(19, '0')}`;
 
 /**
+ * No job needs the event in `eventColumn`: none unfinished or dead (a delivered one does not need its event). Two
+ * arms: on PostgreSQL the event's index holds no job in flight (migration 021), those are asked apart.
+ */
+const noJobNeeds = (eventColumn: string) =>
+  sql<boolean>`not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.state <> 'delivered' and j.state <> 'delivering')
+           and not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.state = 'delivering')`;
+
+/**
  * The events retention may remove: occurred before `before`, needed by no unfinished or dead job (a delivered one
  * does not need its event), and, for feed events, under the feed's horizon (no transaction still running could
  * commit an event below them). The newest feed event always stays: SQLite numbers the next position from it.
@@ -22,7 +30,7 @@ function prunable(db: Kysely<Tables>, caps: DialectCapabilities, opts: { before:
     select e.id from events e
      where e.id < ${opts.idBelow} and e.created_at < ${opts.before}
        and (e.position is null or e.tx < ${caps.feedHorizon()})
-       and not exists (select 1 from delivery_jobs j where j.event_id = e.id and j.state <> 'delivered')
+       and ${noJobNeeds('e.id')}
        ${notHead}`;
 }
 
@@ -43,7 +51,7 @@ export async function pruneEvents(
     const deleted = await sql<FeedPosition & { position: number | null }>`
       delete from events
        where id in (${sql.join(rows.map((r) => r.id))})
-         and not exists (select 1 from delivery_jobs j where j.event_id = events.id and j.state <> 'delivered')
+         and ${noJobNeeds('events.id')}
       returning tx, position`.execute(trx);
     let top: FeedPosition | null = null;
     for (const r of deleted.rows) {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../db/tables.js';
 import { idFloorAt } from '../lib/ids.js';
+import { noJobOfTarget } from './queue/job.js';
 
 /**
  * Replay's reads of the events table (SPEC §10, §12). A replay walks the window a slice of the primary key at a time
@@ -74,9 +75,7 @@ export function replayCandidatesQuery(db: Kysely<Tables>, s: ReplaySlice & { thr
       if (sel.otherTopics.length > 0) parts.push(eb('e.topic', 'in', [...sel.otherTopics]));
       return eb.or(parts);
     })
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('delivery_jobs as j').select('j.id').whereRef('j.event_id', '=', 'e.id').where('j.webhook_id', '=', sel.webhookId))),
-    )
+    .where(noJobOfTarget('e.id', sel.webhookId))
     .orderBy('e.id');
   if (s.throughId !== null) q = q.where('e.id', '<=', s.throughId);
   return q;

@@ -49,3 +49,21 @@ export const newLeaseToken = (): string => `lease_${randomBytes(12).toString('ba
  * the only jobs that take part in their record's ordering (the `ordered` mark, migration 011).
  */
 export const recordTopic = (column: string): RawBuilder<boolean> => sql<boolean>`${sql.ref(column)} like 'record.%'`;
+
+/**
+ * The ids of a target's unfinished jobs (pending, held, delivering), each state from its own partial index (migrations
+ * 003, 006): the cost follows the target's backlog, never its history of delivered jobs (which the target's index,
+ * `delivery_jobs_webhook`, also holds; on PostgreSQL it holds no job in flight, migration 021).
+ */
+export const unfinishedJobIds = (webhookId: WebhookId): RawBuilder<{ id: string }> =>
+  sql`select id from delivery_jobs where webhook_id = ${webhookId} and state = 'pending'
+      union all select id from delivery_jobs where webhook_id = ${webhookId} and state = 'held'
+      union all select id from delivery_jobs where state = 'delivering' and webhook_id = ${webhookId}`;
+
+/**
+ * No job of this target for the event in `eventColumn` (replay's guard), asked of each arm of the event's index on
+ * PostgreSQL (migration 021: it holds no job in flight), the jobs in flight apart.
+ */
+export const noJobOfTarget = (eventColumn: string, webhookId: string): RawBuilder<boolean> =>
+  sql<boolean>`not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.webhook_id = ${webhookId} and j.state <> 'delivering')
+           and not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.webhook_id = ${webhookId} and j.state = 'delivering')`;

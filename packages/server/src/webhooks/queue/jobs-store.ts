@@ -54,9 +54,30 @@ const UNTIL_ID_SLACK_MS = 60_000;
  * and at most UNTIL_ID_SLACK_MS later. Topics other than `record.*` (tests and operational events: few jobs among
  * many) are found through `delivery_jobs_other_topics` (016), which holds only their jobs; record topics, most of
  * the table, filter a walk of the ids, which fills a page soon.
+ *
+ * On PostgreSQL the target's, record's and event's indexes hold no job being delivered (migration 021): a list by one
+ * of them that does not name a state reads two arms, the jobs those indexes hold and the few in flight, and keeps the
+ * newest `limit` of both.
  */
 export function listJobsQuery(db: Kysely<Tables>, filter: JobFilter, afterId: string | null, limit: number) {
+  const keyed = filter.webhookId !== undefined || filter.recordId !== undefined || filter.eventId !== undefined;
+  if (!keyed || filter.state !== undefined) return filteredJobs(db, filter, afterId, limit, null);
+  const settled = filteredJobs(db, filter, afterId, limit, SETTLED);
+  const inFlight = filteredJobs(db, filter, afterId, limit, IN_FLIGHT);
+  return db
+    .selectFrom(db.selectFrom(settled.as('s')).selectAll().unionAll(db.selectFrom(inFlight.as('f')).selectAll()).as('j'))
+    .selectAll()
+    .orderBy('j.id', 'desc')
+    .limit(limit);
+}
+
+/** The two arms of a read by target, record or event (migration 021), as literals so PostgreSQL can prove the index applies. */
+const SETTLED = sql<boolean>`delivery_jobs.state <> 'delivering'`;
+const IN_FLIGHT = sql<boolean>`delivery_jobs.state = 'delivering'`;
+
+function filteredJobs(db: Kysely<Tables>, filter: JobFilter, afterId: string | null, limit: number, arm: typeof SETTLED | null) {
   let q = jobsWithTarget(db).orderBy('delivery_jobs.id', 'desc').limit(limit);
+  if (arm !== null) q = q.where(arm);
   if (filter.webhookId) q = q.where('delivery_jobs.webhook_id', '=', filter.webhookId);
   if (filter.recordId) q = q.where('delivery_jobs.record_id', '=', filter.recordId);
   if (filter.eventId) q = q.where('delivery_jobs.event_id', '=', filter.eventId);
@@ -80,7 +101,9 @@ export function listJobsQuery(db: Kysely<Tables>, filter: JobFilter, afterId: st
 
 /** Every job of one event, oldest first: one per target at most, plus replays (SPEC §10), so no paging is needed. */
 export async function listEventJobs(db: Kysely<Tables>, eventId: string): Promise<ListedJob[]> {
-  return jobsWithTarget(db).where('delivery_jobs.event_id', '=', eventId).orderBy('delivery_jobs.id').execute();
+  // Two arms, as listJobsQuery reads them (migration 021).
+  const arm = (state: typeof SETTLED) => db.selectFrom(jobsWithTarget(db).where('delivery_jobs.event_id', '=', eventId).where(state).as('a')).selectAll();
+  return db.selectFrom(arm(SETTLED).unionAll(arm(IN_FLIGHT)).as('j')).selectAll().orderBy('j.id').execute();
 }
 
 /** The exact bytes a job sends: built from the job and its event's payload, as a claim builds them. */

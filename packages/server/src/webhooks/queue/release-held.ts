@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { recordTopic } from './job.js';
+import { recordTopic, unfinishedJobIds } from './job.js';
 import type { WebhookId } from '../../lib/ids.js';
 
 /** held → pending for every held job of a target whose ordering was switched off: nothing waits any more. */
@@ -13,14 +13,11 @@ export async function releaseHeld(db: Kysely<Tables>, opts: { now: number; webho
 /**
  * A target's ordering was switched on: its unfinished record jobs (made while it did not order) take part in their
  * records' ordering from now on, so a new write waits behind them (the `ordered` mark of migration 011). Not a
- * transition (no state changes): the other half of what switching a target's ordering does to its queue. Found
- * through the unfinished states' partial indexes, so its cost follows the target's backlog, not its history.
+ * transition (no state changes): the other half of what switching a target's ordering does to its queue.
  */
 export async function markOrdered(db: Kysely<Tables>, webhookId: WebhookId): Promise<number> {
   const res = await sql`update delivery_jobs set ordered = 1
-                         where id in (select id from delivery_jobs where webhook_id = ${webhookId} and state = 'pending'
-                                      union all select id from delivery_jobs where webhook_id = ${webhookId} and state = 'held'
-                                      union all select id from delivery_jobs where state = 'delivering' and webhook_id = ${webhookId})
+                         where id in (${unfinishedJobIds(webhookId)})
                            and ordered = 0 and ${recordTopic('topic')}`.execute(db);
   return Number(res.numAffectedRows ?? 0);
 }

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
 import { newId, type DeliveryId, type EventId, type WebhookId } from '../../lib/ids.js';
-import { recordTopic } from './job.js';
+import { noJobOfTarget, recordTopic } from './job.js';
 import { promoteHeld } from './promote-held.js';
 
 /**
@@ -36,7 +36,7 @@ export async function replayEvents(trx: Kysely<Tables>, caps: DialectCapabilitie
       from (values ${pairs}) as v
       join events e on e.id = v.column1
      where e.payload is not null
-       and not exists (select 1 from delivery_jobs j where j.event_id = e.id and j.webhook_id = ${webhookId})
+       and ${noJobOfTarget('e.id', webhookId)}
     returning id`.execute(trx);
   const ids = rows.map((r) => r.id as DeliveryId);
   if (opts.ordered) await promoteHeld(trx, caps, { now, after: ids });
