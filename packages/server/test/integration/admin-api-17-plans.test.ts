@@ -81,6 +81,10 @@ describe.each(DIALECTS)('the deliveries list reads an index range for each filte
     ['recordId', { recordId: rec(123) }, /delivery_jobs_record/, 4],
     ['recordId and topics', { recordId: rec(123), topics: ['record.created', 'record.updated'] }, /delivery_jobs_record/, 4],
     ['eventId', { eventId: `evt_${String(4242).padStart(26, '0')}` }, /delivery_jobs_event_target/, 1],
+    // A state beside them: on PostgreSQL those indexes hold every state but `delivering` (migration 021), and each
+    // state named here proves that, so the same index serves.
+    ['recordId and a state', { recordId: rec(123), state: 'delivered' }, /delivery_jobs_record/, 4],
+    ['eventId and a state', { eventId: `evt_${String(4240).padStart(26, '0')}`, state: 'dead' }, /delivery_jobs_event_target/, 1],
     // webhook.test: one job in 1,000; collection.deleted: none at all, which once meant walking every job.
     ['a topic other than record.*', { topics: ['webhook.test'] }, /delivery_jobs_other_topics/, 51],
     ['topics none of which has a job', { topics: ['collection.deleted', 'delivery.dead'] }, /delivery_jobs_other_topics/, 0],
