@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from '../db/dialects/types.js';
+import { noJobOfEvent } from '../db/job-state-arms.js';
 import { putMetaAtLeast } from '../db/meta-store.js';
 import type { Tables } from '../db/tables.js';
 import { newestFeedPosition, type FeedPosition } from './feed-store.js';
@@ -10,13 +11,8 @@ export const PRUNED_THROUGH_KEY = 'feed_pruned_through';
 /** `<tx>.<position>`, each 19 digits, so that text order is feed order (putMetaAtLeast compares text). */
 export const prunedThroughText = (p: FeedPosition): string => `${String(p.tx).padStart(19, '0')}.${String(p.position).padStart(19, '0')}`;
 
-/**
- * No job needs the event in `eventColumn`: none unfinished or dead (a delivered one does not need its event). Two
- * arms: on PostgreSQL the event's index holds no job in flight (migration 021), those are asked apart.
- */
-const noJobNeeds = (eventColumn: string) =>
-  sql<boolean>`not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.state <> 'delivered' and j.state <> 'delivering')
-           and not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.state = 'delivering')`;
+/** No job needs the event in `eventColumn`: none unfinished or dead (a delivered one does not need its event). */
+const noJobNeeds = (eventColumn: string) => noJobOfEvent(eventColumn, sql<boolean>`j.state <> 'delivered'`);
 
 /**
  * The events retention may remove: occurred before `before`, needed by no unfinished or dead job (a delivered one

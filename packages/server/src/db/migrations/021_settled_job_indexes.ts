@@ -12,8 +12,8 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
  * took 11–12 ms, the update's own part 7.4 ms; with these indexes partial, 7–8 ms and ~3 ms.
  *
  * The jobs being delivered are few (what the workers hold at once), and every reader that must see them asks for
- * them apart: an arm with `state = 'delivering'` beside one with `state <> 'delivering'` (webhooks/queue/jobs-store.ts
- * listJobsQuery, kill-target-jobs.ts, replay, events' retention), which the partial index of leases (003) or a walk
+ * them apart: an arm with `state = 'delivering'` beside one with `state <> 'delivering'` (db/job-state-arms.ts: the
+ * deliveries list, an event's jobs, replay, events' retention; kill-target-jobs.ts by state), which the partial index of leases (003) or a walk
  * of the in-flight jobs answers.
  *
  * SQLite is left as it is: it rewrites an index on an update only when a column of that index (or of its condition)

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
+import { noJobOfEvent } from '../../db/job-state-arms.js';
 import type { DeliveryId, WebhookId } from '../../lib/ids.js';
 import type { AttemptTrace } from '../connection-trace.js';
 
@@ -60,10 +61,5 @@ export const unfinishedJobIds = (webhookId: WebhookId): RawBuilder<{ id: string 
       union all select id from delivery_jobs where webhook_id = ${webhookId} and state = 'held'
       union all select id from delivery_jobs where state = 'delivering' and webhook_id = ${webhookId}`;
 
-/**
- * No job of this target for the event in `eventColumn` (replay's guard), asked of each arm of the event's index on
- * PostgreSQL (migration 021: it holds no job in flight), the jobs in flight apart.
- */
-export const noJobOfTarget = (eventColumn: string, webhookId: string): RawBuilder<boolean> =>
-  sql<boolean>`not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.webhook_id = ${webhookId} and j.state <> 'delivering')
-           and not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.webhook_id = ${webhookId} and j.state = 'delivering')`;
+/** No job of this target for the event in `eventColumn` (replay's guard). */
+export const noJobOfTarget = (eventColumn: string, webhookId: string): RawBuilder<boolean> => noJobOfEvent(eventColumn, sql<boolean>`j.webhook_id = ${webhookId}`);

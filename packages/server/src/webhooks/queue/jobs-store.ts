@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
+import { jobStateArms } from '../../db/job-state-arms.js';
 import type { DeliveryJobsTable, JobState, Tables } from '../../db/tables.js';
 import { idFloorAt } from '../../lib/ids.js';
 import { envelopeOf } from '../envelope.js';
@@ -71,11 +72,10 @@ export function listJobsQuery(db: Kysely<Tables>, filter: JobFilter, afterId: st
     .limit(limit);
 }
 
-/** The two arms of a read by target, record or event (migration 021), as literals so PostgreSQL can prove the index applies. */
-const SETTLED = sql<boolean>`delivery_jobs.state <> 'delivering'`;
-const IN_FLIGHT = sql<boolean>`delivery_jobs.state = 'delivering'`;
+/** The two arms of a read by target, record or event (db/job-state-arms.ts). */
+const [SETTLED, IN_FLIGHT] = jobStateArms('delivery_jobs.state');
 
-function filteredJobs(db: Kysely<Tables>, filter: JobFilter, afterId: string | null, limit: number, arm: typeof SETTLED | null) {
+function filteredJobs(db: Kysely<Tables>, filter: JobFilter, afterId: string | null, limit: number, arm: RawBuilder<boolean> | null) {
   let q = jobsWithTarget(db).orderBy('delivery_jobs.id', 'desc').limit(limit);
   if (arm !== null) q = q.where(arm);
   if (filter.webhookId) q = q.where('delivery_jobs.webhook_id', '=', filter.webhookId);
@@ -102,7 +102,7 @@ function filteredJobs(db: Kysely<Tables>, filter: JobFilter, afterId: string | n
 /** Every job of one event, oldest first: one per target at most, plus replays (SPEC §10), so no paging is needed. */
 export async function listEventJobs(db: Kysely<Tables>, eventId: string): Promise<ListedJob[]> {
   // Two arms, as listJobsQuery reads them (migration 021).
-  const arm = (state: typeof SETTLED) => db.selectFrom(jobsWithTarget(db).where('delivery_jobs.event_id', '=', eventId).where(state).as('a')).selectAll();
+  const arm = (state: RawBuilder<boolean>) => db.selectFrom(jobsWithTarget(db).where('delivery_jobs.event_id', '=', eventId).where(state).as('a')).selectAll();
   return db.selectFrom(arm(SETTLED).unionAll(arm(IN_FLIGHT)).as('j')).selectAll().orderBy('j.id').execute();
 }
 
