@@ -25,7 +25,7 @@ describe('Scheduler with a rate-limited target', () => {
     const s = new Scheduler({ perProcess, perTarget });
     s.setTargets([target('free'), target('lim', 20)]);
     s.observe('free', 1);
-    s.observe('lim', 1); // a fast receiver: an unlimited target would be given 512
+    s.observe('lim', 1); // a fast receiver: an unlimited target would be given 1 024
     const slots = new Slots(perProcess, perTarget);
     const plan = s.plan(slots, T)!;
     expect(plan.find((w) => w.webhookId === 'lim')).toEqual({ webhookId: 'lim', limit: perTarget, limited: true, maxBytes: expect.any(Number) });

@@ -21,11 +21,16 @@ describe('Scheduler.plan', () => {
   it('one fast target: claims up to its hold at once, and again only once it is down to half', () => {
     const s = new Scheduler({ perProcess, perTarget });
     s.setTargets([target('a')]);
-    s.observe('a', 1); // 1 ms an attempt: 8 slots × 200 ms ÷ 1 ms = 1 600 wanted, capped at 512 a target
+    s.observe('a', 1); // 1 ms an attempt: 8 slots × 200 ms ÷ 1 ms = 1 600 wanted, capped at 1 024 a target
     const slots = new Slots(perProcess, perTarget);
-    expect(s.plan(slots)).toEqual([{ webhookId: 'a', limit: 512, maxBytes: CLAIM_MAX_BYTES }]);
-    slots.hold(jobs('a', 400));
+    expect(s.plan(slots)).toEqual([{ webhookId: 'a', limit: 1024, maxBytes: CLAIM_MAX_BYTES }]);
+    slots.hold(jobs('a', 1024));
+    for (let i = 0; i < 60; i++) for (const h of slots.takeReady('a')) slots.free(h.job);
+    // 544 left: more than half, no claim yet; at half, the half that was delivered.
+    expect(slots.busy('a')).toBe(1024 - 60 * perTarget);
     expect(s.plan(slots)).toBeNull();
+    while (slots.busy('a') > 512) for (const h of slots.takeReady('a')) slots.free(h.job);
+    expect(s.plan(slots)).toEqual([{ webhookId: 'a', limit: 1024 - slots.busy('a'), maxBytes: CLAIM_MAX_BYTES }]);
   });
 
   it('ten fast targets: each holds at most its share of the process\'s hold, so claims stay large instead of a few jobs each time slots free', () => {

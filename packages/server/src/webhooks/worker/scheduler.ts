@@ -11,11 +11,14 @@ import type { Slots } from './slots.js';
  */
 const CLAIM_HORIZON_MS = 200;
 /**
- * At most this many jobs held per target, and this many times the process-wide concurrency in all. 512 rather than
- * 256: one fast target's claims are half as many (W4 PostgreSQL, 1 target: 160 → 80 claim statements; 0.47–0.49× →
- * 0.54× of the baseline, the worker's CPU 3.0 → 2.7–2.8 s a drain), about 100 ms of its work at 5,000 deliveries/s.
+ * At most this many jobs held per target, and this many times the process-wide concurrency in all. A claim is made
+ * once a target is down to half its hold, so the half left must last while the claim runs. 1 024 rather than 512: a
+ * broker that acknowledges 20,000–30,000 messages a second used up 256 jobs before a PostgreSQL claim of 256 came back
+ * (~13 ms), and the worker waited for every claim (W15 Redis, PostgreSQL: 1.31–1.38 → 1.18–1.28 s a drain of 20,000).
+ * Earlier, 512 rather than 256: one fast target's claims half as many (W4 PostgreSQL, 1 target: 160 → 80 claim
+ * statements). About 200 ms of a 5,000/s target's work, 35–50 ms of a broker's.
  */
-const MAX_HOLD_PER_TARGET = 512;
+const MAX_HOLD_PER_TARGET = 1024;
 export const HOLD_ROUNDS = 16;
 /**
  * The bodies a process holds at most, running and waiting, in bytes (SPEC §12: the worker's claims are budgeted in
