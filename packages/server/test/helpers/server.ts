@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { openContext, startProcess, type Running } from '../../src/runtime.js';
 import { loadConfig } from '../../src/config/load.js';
 import { randomBytes } from 'node:crypto';
@@ -61,4 +61,16 @@ export async function startTestServer(
       if (!opts.database) await database.drop();
     },
   };
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` now. */
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -12,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BROKER_URLS, createBrokerRig, uniqueName, type BrokerRig } from '../helpers/broker-rig.js';
 import { DIALECTS } from '../helpers/db.js';
 import { exited } from '../helpers/processes.js';
-import { freePort, startTestServer } from '../helpers/server.js';
+import { freePort, portOpen, startTestServer } from '../helpers/server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -176,14 +175,3 @@ const proxyOutage = (p: TcpProxy): [() => Promise<void>, () => Promise<void>] =>
   },
   () => p.setMode('pass'),
 ];
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}

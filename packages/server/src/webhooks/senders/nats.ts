@@ -1,4 +1,4 @@
-import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import { ClosedConnectionError, connect, DrainingConnectionError, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import type { BrokerSetting } from '../../config/brokers.js';
 import { envelopeEvent, expandAddress } from '../address-template.js';
 import type { TargetRow } from '../targets-store.js';
@@ -22,7 +22,14 @@ export function natsConnection(setting: BrokerSetting, events: ConnectionEvents,
     // start, for where a failure began; svc keeps only a failure's code and message.
     () => connect({ ...connectOptions(setting.url), timeout: timeoutMs, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, name: 'svc', noAsyncTraces: true }),
     async (nc) => {
-      const current = new JetStreamAcks(nc);
+      let current: JetStreamAcks;
+      try {
+        current = new JetStreamAcks(nc);
+      } catch (err) {
+        // Closed between the connect and here: given back to the supervisor, which connects again.
+        await nc.close().catch(() => {});
+        return err;
+      }
       acks = current;
       supervisor.state(true);
       void (async () => {
@@ -31,6 +38,7 @@ export function natsConnection(setting: BrokerSetting, events: ConnectionEvents,
             supervisor.state(false, 'disconnected');
             current.lost(lost);
           } else if (s.type === 'reconnect') supervisor.state(true);
+          else if (s.type === 'error') current.serverError(s.error);
         }
       })();
       const err = await nc.closed();
@@ -50,7 +58,9 @@ export function natsConnection(setting: BrokerSetting, events: ConnectionEvents,
     try {
       return await current.publish(subject, message.body, message.id, message.headers, deadlineMs);
     } catch (err) {
-      if (!supervisor.connected) return { ok: false, code: 'connection_failed', message: lost };
+      if (!supervisor.connected || err instanceof ClosedConnectionError || err instanceof DrainingConnectionError) {
+        return { ok: false, code: 'connection_failed', message: `The connection to the broker "${setting.name}" was lost before the acknowledgement (${errorDetail(err)}).` };
+      }
       // The client refuses a message over the server's max_payload before sending it.
       return { ok: false, code: 'broker_refused', message: `NATS refused the message: ${errorDetail(err)}.` };
     }
