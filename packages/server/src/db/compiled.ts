@@ -1,4 +1,5 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
+import type { DialectCapabilities } from './dialects/types.js';
 import type { Tables } from './tables.js';
 
 const texts = new WeakMap<object, Map<string, string>>();
@@ -75,21 +76,75 @@ export async function insertRows<T extends keyof Tables & string>(db: Kysely<Tab
 }
 
 function rowsStatement<T extends keyof Tables & string>(db: Kysely<Tables>, spec: InsertRows<T>, count: number): RowsStatement {
+  return cachedStatement(db, `${spec.name}\0${count}`, () => {
+    const insert = insertOf(spec as unknown as AnyInsert, count, 0);
+    return spec.wrap ? spec.wrap(insert) : insert;
+  });
+}
+
+/** A statement's text and parameters, built once per database and key; its row values stand as Slots. */
+function cachedStatement(db: Kysely<Tables>, key: string, build: () => RawBuilder<unknown>): RowsStatement {
   const cache = cacheKey(db);
   let byKey = rowStatements.get(cache);
   if (!byKey) rowStatements.set(cache, (byKey = new Map()));
-  const key = `${spec.name}\0${count}`;
   let statement = byKey.get(key);
   if (statement) return statement;
+  const compiled = build().compile(db);
+  byKey.set(key, (statement = { sql: compiled.sql, parameters: compiled.parameters.map((p) => (p instanceof Slot ? p.index : { constant: p })) }));
+  return statement;
+}
+
+/** The insert of `count` rows of `spec`, its values Slots numbered from `first` (row-major). */
+function insertOf(spec: AnyInsert, count: number, first: number): RawBuilder<unknown> {
   const width = spec.columns.length;
   const fixed = Object.entries(spec.fixed ?? {});
   const columns = [...spec.columns, ...fixed.map(([c]) => c)];
   const tuples = Array.from({ length: count }, (_, r) => {
-    const values = spec.columns.map((_c, i) => sql`${new Slot(r * width + i)}`);
+    const values = spec.columns.map((_c, i) => sql`${new Slot(first + r * width + i)}`);
     return sql`(${sql.join([...values, ...fixed.map(([, expression]) => expression)])})`;
   });
-  const insert = sql`insert into ${sql.table(spec.table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(tuples)}`;
-  const compiled = (spec.wrap ? spec.wrap(insert) : insert).compile(db);
-  byKey.set(key, (statement = { sql: compiled.sql, parameters: compiled.parameters.map((p) => (p instanceof Slot ? p.index : { constant: p })) }));
-  return statement;
+  return sql`insert into ${sql.table(spec.table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(tuples)}`;
+}
+
+/** One insert of several that run together: its rows, and the wake-up its transaction's commit sends (`notices`). */
+export type InsertPart = {
+  [T in keyof Tables & string]: { spec: Omit<InsertRows<T>, 'wrap'>; rows: ReadonlyArray<readonly unknown[]>; notice: 'events' | 'jobs' | null };
+}[keyof Tables & string];
+
+/** An insert's shape whatever its table (the columns checked where the spec is written). */
+type AnyInsert = Pick<InsertRows<'events'>, 'name' | 'fixed' | 'wrap'> & { table: string; columns: readonly string[] };
+
+/**
+ * Inserts of several tables in order, as one statement where the database has it (DialectCapabilities.together:
+ * one round trip for a create's record, event and jobs on PostgreSQL), else one after another, each with its
+ * notice. Parts without rows are left out; a part of more than ROWS_PER_INSERT rows makes them all run apart.
+ */
+export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabilities, parts: readonly InsertPart[]): Promise<void> {
+  const present = parts.filter((p) => p.rows.length > 0);
+  if (caps.together === null || present.length < 2 || present.some((p) => p.rows.length > ROWS_PER_INSERT)) {
+    for (const p of present) {
+      const spec = p.spec as AnyInsert as InsertRows<'events'>;
+      await insertRows(db, p.notice === null ? spec : { ...spec, name: `${spec.name}-notice-${p.notice}`, wrap: caps.notices?.[p.notice] }, p.rows);
+    }
+    return;
+  }
+  const together = caps.together;
+  const key = present.map((p) => `${p.spec.name}\0${p.rows.length}\0${p.notice ?? ''}`).join('\0\0');
+  const statement = cachedStatement(db, key, () => {
+    let first = 0;
+    const built = present.map((p) => {
+      const insert = insertOf(p.spec as AnyInsert, p.rows.length, first);
+      first += p.rows.length * p.spec.columns.length;
+      return { insert, notice: p.notice };
+    });
+    return together(built);
+  });
+  const values: unknown[] = [];
+  for (const p of present) for (const row of p.rows) for (const v of row) values.push(v);
+  const parameters = new Array<unknown>(statement.parameters.length);
+  for (let i = 0; i < parameters.length; i++) {
+    const p = statement.parameters[i]!;
+    parameters[i] = typeof p === 'number' ? values[p] : p.constant;
+  }
+  await db.executeQuery(CompiledQuery.raw(statement.sql, parameters));
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { insertRows } from '../db/compiled.js';
+import type { InsertPart } from '../db/compiled.js';
 import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { Tables } from '../db/tables.js';
 import { newId, type EventId } from '../lib/ids.js';
@@ -54,12 +54,13 @@ const EVENT_COLUMNS = ['id', 'topic', 'collection', 'record_id', 'payload', 'cre
 const TRACED_COLUMNS = [...EVENT_COLUMNS, 'traceparent', 'tracestate'] as const;
 
 /**
- * Writes the events in the caller's transaction, in order, one insert for the feed's and one for the others: feed
- * events each at the next position (`tx`, `position`), waking feed readers in every process at commit. A traced
- * write's events carry its context in the same insert (its own statement text); an untraced one's insert names no
- * trace column at all, as before tracing existed (SPEC §15: nothing measurable spent when it is off).
+ * The inserts of the events, in order, for the caller to run in its transaction (db/compiled.ts insertTogether, with
+ * the record and the jobs of the same write): one for the feed's and one for the others. Feed events each at the next
+ * position (`tx`, `position`), waking feed readers in every process at commit. A traced write's events carry its
+ * context in the same insert (its own statement text); an untraced one's insert names no trace column at all, as
+ * before tracing existed (SPEC §15: nothing measurable spent when it is off).
  */
-export async function writeEvents(trx: Kysely<Tables>, caps: DialectCapabilities, events: readonly NewEvent[]): Promise<void> {
+export async function eventInserts(trx: Kysely<Tables>, caps: DialectCapabilities, events: readonly NewEvent[]): Promise<InsertPart[]> {
   const traced = events.some((e) => e.trace !== null);
   const feed: Array<unknown[]> = [];
   const other: Array<unknown[]> = [];
@@ -70,25 +71,23 @@ export async function writeEvents(trx: Kysely<Tables>, caps: DialectCapabilities
     (e.inFeed ? feed : other).push(row);
   }
   const [columns, suffix] = traced ? [TRACED_COLUMNS, '-traced'] : [EVENT_COLUMNS, ''];
-  await insertFeedEvents(trx, caps, feed, columns, suffix);
-  await insertRows(trx, { name: `events-insert-unfed${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'] }, other.map((row) => [...row, null, null]));
+  const unfed: InsertPart = { spec: { name: `events-insert-unfed${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'] }, rows: other.map((row) => [...row, null, null]), notice: null };
+  return [await feedInsert(trx, caps, feed, columns, suffix), unfed];
 }
 
 /** The feed's events, each at the next position (`tx`, `position`), woken readers in every process at commit. */
-async function insertFeedEvents(
+async function feedInsert(
   trx: Kysely<Tables>,
   caps: DialectCapabilities,
   rows: ReadonlyArray<readonly unknown[]>,
   columns: readonly (keyof Tables['events'] & string)[],
   suffix: string,
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<InsertPart> {
+  if (rows.length === 0) return { spec: { name: 'events-insert-feed-none', table: 'events', columns }, rows, notice: null };
   const at = await caps.eventPositions(trx, rows.length);
-  const wrap = caps.notices?.events;
   if ('values' in at) {
-    const spec = { name: `events-insert-feed-values${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'], wrap } as const;
-    await insertRows(trx, spec, rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]));
-  } else {
-    await insertRows(trx, { name: `events-insert-feed-expressions${suffix}`, table: 'events', columns, fixed: at.expressions, wrap }, rows);
+    const spec = { name: `events-insert-feed-values${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'] } as const;
+    return { spec, rows: rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]), notice: 'events' };
   }
+  return { spec: { name: `events-insert-feed-expressions${suffix}`, table: 'events', columns, fixed: at.expressions }, rows, notice: 'events' };
 }

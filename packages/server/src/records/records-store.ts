@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { insertRows, sqlOnce } from '../db/compiled.js';
+import { insertRows, sqlOnce, type InsertPart } from '../db/compiled.js';
 import type { DialectCapabilities } from '../db/dialects/types.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
 
@@ -77,9 +77,16 @@ export async function findRecord(db: Kysely<Tables>, collection: string, id: str
 }
 
 /** New records, one insert statement for all of them (up to ROWS_PER_INSERT). */
+const RECORDS_INSERT = { name: 'records-insert', table: 'records', columns: ['id', 'collection', 'version', 'data', 'created_at', 'updated_at'] } as const;
+const recordRows = (records: readonly StoredRecord[]) => records.map((r) => [r.id, r.collection, r.version, JSON.stringify(r.data), r.createdAt, r.updatedAt]);
+
 export async function insertRecords(db: Kysely<Tables>, records: readonly StoredRecord[]): Promise<void> {
-  const spec = { name: 'records-insert', table: 'records', columns: ['id', 'collection', 'version', 'data', 'created_at', 'updated_at'] } as const;
-  await insertRows(db, spec, records.map((r) => [r.id, r.collection, r.version, JSON.stringify(r.data), r.createdAt, r.updatedAt]));
+  await insertRows(db, RECORDS_INSERT, recordRows(records));
+}
+
+/** The insert of new records, for the write to run with its events and jobs (insertTogether). */
+export function recordsInsert(records: readonly StoredRecord[]): InsertPart {
+  return { spec: RECORDS_INSERT, rows: recordRows(records), notice: null };
 }
 
 /** Optimistic: applies only if the row is still at `expectedVersion`. */

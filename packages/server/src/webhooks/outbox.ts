@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { InsertPart } from '../db/compiled.js';
 import type { Database } from '../db/connect.js';
 import type { Tables } from '../db/tables.js';
 import type { RequestSpan, WorkSpan } from '../tracing/types.js';
@@ -14,8 +15,11 @@ import { subscribedTargets, type TargetRow } from './targets-store.js';
  */
 export interface Outbox {
   enqueue(trx: Kysely<Tables>, event: EventInput, now: number, onlyTargetId?: string): Promise<Enqueued>;
-  /** `enqueue` of several events in order, written together (a batch's creates). */
-  enqueueMany(trx: Kysely<Tables>, events: readonly EventInput[], now: number): Promise<Enqueued[]>;
+  /**
+   * `enqueue` of several events in order, written together (a batch's creates); `before`: the rows the write itself
+   * inserts (its records), written with them, in one statement where the database can (db/compiled.ts insertTogether).
+   */
+  enqueueMany(trx: Kysely<Tables>, events: readonly EventInput[], now: number, before?: readonly InsertPart[]): Promise<Enqueued[]>;
   /**
    * After the commit: hand the local worker its jobs, and wake workers (here and elsewhere) for the pending ones.
    * A transaction of several writes (a batch) passes all it enqueued at once: one wake-up for all of them.
@@ -70,8 +74,8 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
       async enqueue(trx, event, now, onlyTargetId) {
         return enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx), trace: span?.headers ?? null });
       },
-      async enqueueMany(trx, events, now) {
-        return enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx), trace: span?.headers ?? null });
+      async enqueueMany(trx, events, now, before) {
+        return enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx), trace: span?.headers ?? null, before });
       },
       committed,
       forRequest: (request) => (tracer === null ? outbox : within(request, null)),

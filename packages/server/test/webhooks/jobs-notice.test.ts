@@ -1,9 +1,9 @@
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventInput } from '../../src/webhooks/envelope.js';
 import { createOutbox } from '../../src/webhooks/outbox.js';
 import { POSTGRES_URL } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
+import { listenTo, type Listener } from '../helpers/notifications.js';
 import { NOW, seedTarget } from '../helpers/queue-fixtures.js';
 
 const EVENT: EventInput = { topic: 'record.created', collection: 'issues', recordId: 'rec_1', payload: { n: 1 } };
@@ -17,38 +17,18 @@ const CHANNEL = 'svc_jobs';
  */
 describe.skipIf(!POSTGRES_URL)('the workers\' wake-up travels with the write (postgres)', () => {
   let t: TestContext;
-  let listener: pg.Client;
-  let heard: string[];
-  /** Resolvers of the markers sent and not yet heard, by payload. */
-  let markers: Map<string, () => void>;
+  let listener: Listener;
+  const heardSoFar = async () => (await listener.heardSoFar()).map((n) => n.payload);
 
   beforeEach(async () => {
     t = await createTestContext('postgres');
     await seedTarget(t.ctx.database.db, 'wh_a');
-    listener = new pg.Client({ connectionString: t.database.url });
-    await listener.connect();
-    heard = [];
-    markers = new Map();
-    listener.on('notification', (n) => {
-      const marker = markers.get(n.payload ?? '');
-      if (marker) marker();
-      else heard.push(n.payload ?? '');
-    });
-    await listener.query(`listen ${CHANNEL}`);
+    listener = await listenTo(t.database.url, [CHANNEL]);
   });
   afterEach(async () => {
-    await listener.end();
+    await listener.close();
     await t.close();
   });
-
-  /** Everything sent on the channel before now, once a marker sent after it has arrived. */
-  async function heardSoFar(): Promise<string[]> {
-    const payload = `marker-${markers.size}`;
-    const arrived = new Promise<void>((resolve) => markers.set(payload, resolve));
-    await listener.query(`select pg_notify('${CHANNEL}', '${payload}')`);
-    await arrived;
-    return [...heard];
-  }
 
   it('a committed write is heard once, from its commit, with no wake-up sent after it', async () => {
     const { database, logger } = t.ctx;

@@ -84,6 +84,18 @@ const FEED_CHANNEL = 'svc_events';
 
 /** An insert that notifies `channel` once, at its transaction's commit: it runs to completion whatever the select reads of it. */
 const noticeOn = (channel: string) => (insert: RawBuilder<unknown>) => sql`with written as (${insert} returning 1) select pg_notify(${channel}, '') from written limit 1`;
+const CHANNELS = { events: FEED_CHANNEL, jobs: CHANNEL } as const;
+
+/**
+ * Inserts as one statement: each a data-modifying WITH of its own (all of them run, whatever the outer select reads;
+ * foreign keys are checked at the statement's end, when every part has run), and a notice for each part that names
+ * one, sent at the commit as `noticeOn`'s are.
+ */
+const together: NonNullable<DialectCapabilities['together']> = (parts) => {
+  const ctes = parts.map((p, i) => sql`${sql.raw(`part${i}`)} as (${p.insert}${p.notice === null ? sql`` : sql` returning 1`})`);
+  const notices = parts.flatMap((p, i) => (p.notice === null ? [] : [sql`(select pg_notify(${CHANNELS[p.notice]}, '') from ${sql.raw(`part${i}`)} limit 1)`]));
+  return sql`with ${sql.join(ctes)} select ${notices.length === 0 ? sql`1` : sql.join(notices)}`;
+};
 
 const caps: DialectCapabilities = {
   name: 'postgres',
@@ -126,6 +138,7 @@ const caps: DialectCapabilities = {
     || to_char(timestamp 'epoch' + created_at * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     || '","payload":' || coalesce(payload, 'null') || '}' end`,
   notices: { events: noticeOn(FEED_CHANNEL), jobs: noticeOn(CHANNEL) },
+  together,
   query,
 };
 

@@ -87,6 +87,7 @@ const caps: DialectCapabilities = {
     text: (value) => sql<string | null>`group_concat(${value}, ',')`,
   },
   notices: null,
+  together: null,
   query,
 };
 

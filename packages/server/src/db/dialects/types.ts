@@ -111,6 +111,12 @@ export interface DialectCapabilities {
    * the write's answer waited for). Null where wake-ups are in-process and sent after the commit (SQLite).
    */
   readonly notices: Readonly<Record<'events' | 'jobs', (insert: RawBuilder<unknown>) => RawBuilder<unknown>>> | null;
+  /**
+   * Several inserts as one statement, run in order of their parts, each with its wake-up (`notices`) when it names
+   * one: PostgreSQL's data-modifying WITH, one round trip for a create's record, event and jobs instead of three.
+   * Null where a statement costs no round trip (SQLite): the inserts run one after another.
+   */
+  readonly together: ((parts: ReadonlyArray<{ insert: RawBuilder<unknown>; notice: 'events' | 'jobs' | null }>) => RawBuilder<unknown>) | null;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
   readonly sharedByProcesses: boolean;
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */

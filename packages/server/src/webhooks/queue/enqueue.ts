@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { insertRows, type InsertRows } from '../../db/compiled.js';
+import { insertTogether, type InsertPart } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
-import { newEvent, writeEvents, type EventTrace, type NewEvent } from '../../events/event-write.js';
+import { eventInserts, newEvent, type EventTrace, type NewEvent } from '../../events/event-write.js';
 import { newId, newIdAfter, type DeliveryId, type EventId } from '../../lib/ids.js';
 import { envelopeBytes, type EventInput } from '../envelope.js';
 import { isRecordEvent, wantsEvent } from '../subscription-match.js';
@@ -75,6 +75,8 @@ export interface EnqueueOptions {
   subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]>;
   /** The write span's context, stored with its events and given to the jobs handed over (SPEC §15); none: untraced. */
   trace?: EventTrace | null;
+  /** Rows the caller writes with the events and jobs, before them (a create's records): one statement where it can be. */
+  before?: readonly InsertPart[];
 }
 
 /**
@@ -109,12 +111,13 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
     written.push(e);
     all.push(await planJobs(trx, caps, { ...event, eventId: e.id, inFeed: e.inFeed, payloadJson: e.payloadJson }, targets, opts, jobs));
   }
-  await writeEvents(trx, caps, written);
   // Pending jobs wake the workers when this transaction commits, from the insert itself where the database can.
-  const notice = all.some((e) => e.pending > 0) ? (caps.notices?.jobs ?? null) : null;
-  const spec: InsertRows<'delivery_jobs'> = notice === null ? { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS } : { name: 'jobs-insert-notice', table: 'delivery_jobs', columns: JOB_COLUMNS, wrap: notice };
-  await insertRows(trx, spec, jobs.rows);
-  if (notice !== null) for (const e of all) e.woken = true;
+  const wakes = all.some((e) => e.pending > 0) && caps.notices !== null;
+  const jobsInsert: InsertPart = { spec: { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, rows: jobs.rows, notice: wakes ? 'jobs' : null };
+  // What the caller writes with them (a create's records), then the events, then their jobs: one statement where the
+  // database can (insertTogether).
+  await insertTogether(trx, caps, [...(opts.before ?? []), ...(await eventInserts(trx, caps, written)), jobsInsert]);
+  if (wakes) for (const e of all) e.woken = true;
   return all;
 }
 
