@@ -74,7 +74,7 @@ module.exports = {
     {
       name: 'webhooks-reaches-events-only-to-write',
       comment:
-        'The events table is written in one place, events/event-write.ts, which enqueue calls in the record write\'s transaction; the feed\'s reads and streams are no business of the delivery engine.',
+        'The events table\'s writes are made in one place, events/event-write.ts (their inserts, which enqueue runs with the jobs in the record write\'s transaction); the feed\'s reads and streams are no business of the delivery engine.',
       severity: 'error',
       from: { path: within('webhooks/') },
       to: { path: within('events/'), pathNot: within('events/event-write\\.ts$') },

@@ -39,7 +39,10 @@ interface RowsStatement {
 
 const rowStatements = new WeakMap<object, Map<string, RowsStatement>>();
 
-/** Rows per insert statement: few statement texts to keep (one per row count up to this), far from either database's parameter limit. */
+/**
+ * Rows per insert statement: few statement texts to keep (one per row count up to this, for each insert's name), far
+ * from either database's parameter limit.
+ */
 export const ROWS_PER_INSERT = 100;
 
 export interface InsertRows<T extends keyof Tables & string> {
@@ -115,21 +118,40 @@ export type InsertPart = {
 type AnyInsert = Pick<InsertRows<'events'>, 'name' | 'fixed' | 'wrap'> & { table: string; columns: readonly string[] };
 
 /**
- * Inserts of several tables in order, as one statement where the database has it (DialectCapabilities.together:
- * one round trip for a create's record, event and jobs on PostgreSQL), else one after another, each with its
- * notice. Parts without rows are left out; a part of more than ROWS_PER_INSERT rows makes them all run apart.
+ * Shapes of inserts run together (the parts' names, row counts and notices) kept as texts per database. The common
+ * ones come first and stay (a create, a change, a small batch, with their targets' jobs); a shape past them runs its
+ * inserts apart, each from the per-row-count texts above. Without the bound, every mix of row counts that requests can
+ * make (records × matching targets' jobs × traced or not) would be a text kept for the life of the process.
+ */
+const TOGETHER_SHAPES_MAX = 256;
+const togetherShapes = new WeakMap<object, number>();
+
+/**
+ * The inserts of one write (a create's records, the events, their jobs) as one statement where the database has it
+ * (DialectCapabilities.together: one round trip instead of one each, on PostgreSQL), else one after another, in order,
+ * each with its notice. PostgreSQL runs the parts of one statement on one snapshot in no set order, so no part may
+ * depend on another's rows (none does: no foreign key or trigger links records, events and delivery jobs). Parts
+ * without rows are left out; a part of more than ROWS_PER_INSERT rows, or a shape past TOGETHER_SHAPES_MAX, runs them
+ * all apart.
  */
 export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabilities, parts: readonly InsertPart[]): Promise<void> {
   const present = parts.filter((p) => p.rows.length > 0);
-  if (caps.together === null || present.length < 2 || present.some((p) => p.rows.length > ROWS_PER_INSERT)) {
+  const apart = async () => {
     for (const p of present) {
       const spec = p.spec as AnyInsert as InsertRows<'events'>;
-      await insertRows(db, p.notice === null ? spec : { ...spec, name: `${spec.name}-notice-${p.notice}`, wrap: caps.notices?.[p.notice] }, p.rows);
+      const wrap = p.notice === null ? undefined : caps.notices?.[p.notice];
+      await insertRows(db, wrap === undefined ? spec : { ...spec, name: `${spec.name}-notice-${p.notice}`, wrap }, p.rows);
     }
-    return;
-  }
+  };
   const together = caps.together;
+  if (together === null || present.length < 2 || present.some((p) => p.rows.length > ROWS_PER_INSERT)) return apart();
   const key = present.map((p) => `${p.spec.name}\0${p.rows.length}\0${p.notice ?? ''}`).join('\0\0');
+  const cache = cacheKey(db);
+  if (!rowStatements.get(cache)?.has(key)) {
+    const shapes = togetherShapes.get(cache) ?? 0;
+    if (shapes >= TOGETHER_SHAPES_MAX) return apart();
+    togetherShapes.set(cache, shapes + 1);
+  }
   const statement = cachedStatement(db, key, () => {
     let first = 0;
     const built = present.map((p) => {

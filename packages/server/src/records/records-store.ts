@@ -76,10 +76,10 @@ export async function findRecord(db: Kysely<Tables>, collection: string, id: str
   return row ? toRecord(row) : null;
 }
 
-/** New records, one insert statement for all of them (up to ROWS_PER_INSERT). */
 const RECORDS_INSERT = { name: 'records-insert', table: 'records', columns: ['id', 'collection', 'version', 'data', 'created_at', 'updated_at'] } as const;
 const recordRows = (records: readonly StoredRecord[]) => records.map((r) => [r.id, r.collection, r.version, JSON.stringify(r.data), r.createdAt, r.updatedAt]);
 
+/** New records, one insert statement for all of them (up to ROWS_PER_INSERT): seeding outside a write (tests). */
 export async function insertRecords(db: Kysely<Tables>, records: readonly StoredRecord[]): Promise<void> {
   await insertRows(db, RECORDS_INSERT, recordRows(records));
 }

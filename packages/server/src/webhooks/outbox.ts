@@ -16,8 +16,9 @@ import { subscribedTargets, type TargetRow } from './targets-store.js';
 export interface Outbox {
   enqueue(trx: Kysely<Tables>, event: EventInput, now: number, onlyTargetId?: string): Promise<Enqueued>;
   /**
-   * `enqueue` of several events in order, written together (a batch's creates); `before`: the rows the write itself
-   * inserts (its records), written with them, in one statement where the database can (db/compiled.ts insertTogether).
+   * `enqueue` of several events in order, written together (a batch's creates); `before`: rows the write itself inserts
+   * (its records), written with them, in one statement where the database can (db/compiled.ts insertTogether): none
+   * may depend on the events' or jobs' rows.
    */
   enqueueMany(trx: Kysely<Tables>, events: readonly EventInput[], now: number, before?: readonly InsertPart[]): Promise<Enqueued[]>;
   /**

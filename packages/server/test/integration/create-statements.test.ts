@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { insertTogether, type InsertPart } from '../../src/db/compiled.js';
 import { createManyInTransaction } from '../../src/records/changes.js';
 import { findCollection } from '../../src/records/collections-store.js';
 import { createOutbox } from '../../src/webhooks/outbox.js';
@@ -99,5 +100,68 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
     expect(await counts()).toEqual({ records: 150, feedEvents: 150, pendingJobs: 150 });
     // One notification per channel and transaction: PostgreSQL folds a transaction's identical ones into one.
     expect(await heardSoFar()).toEqual(['svc_events', 'svc_jobs']);
+  });
+
+  it('three records, two targets: one insert, each job of its own record\'s event, the events in the records\' order', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await seedTarget(t.ctx.database.db, 'wh_b');
+    const sent = await create(3);
+    expect(sent.map(kind)).toEqual(['begin', 'targets', 'insert records+events+delivery_jobs (notify)', 'commit']);
+    const db = t.ctx.database.db;
+    const rows = (
+      await sql<{ title: string; record_id: string; event_id: string; webhook_id: string; position: string }>`
+        select r.data::json->>'title' as title, j.record_id, j.event_id, j.webhook_id, e.position
+          from delivery_jobs j join events e on e.id = j.event_id and e.record_id = j.record_id join records r on r.id = j.record_id
+         order by e.position, j.webhook_id`.execute(db)
+    ).rows;
+    expect(rows.map((r) => [r.title, r.webhook_id])).toEqual([
+      ['record 0', 'wh_a'], ['record 0', 'wh_b'], ['record 1', 'wh_a'], ['record 1', 'wh_b'], ['record 2', 'wh_a'], ['record 2', 'wh_b'],
+    ]);
+    expect(await heardSoFar()).toEqual(['svc_events', 'svc_jobs']);
+  });
+
+  it('a create rolled back after its one statement: nothing written, nobody woken', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    const { database, logger } = t.ctx;
+    const collection = (await findCollection(database.db, 'docs'))!;
+    const outbox = createOutbox(database, logger, null);
+    await expect(
+      database.write(async (trx) => {
+        await createManyInTransaction(trx, outbox, [{ collection, data: { title: 'gone' } }], NOW);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await counts()).toEqual({ records: 0, feedEvents: 0, pendingJobs: 0 });
+    expect(await heardSoFar()).toEqual([]);
+  });
+
+  it('at most 256 shapes of inserts run together are kept: a new shape past them runs its inserts apart, and writes all the same', async () => {
+    const { database } = t.ctx;
+    // Two parts of small rows (svc_meta keys, records of the collection) in every mix of row counts up to 17 × 16.
+    const part = (table: 'svc_meta' | 'records', n: number, tag: string): InsertPart =>
+      table === 'svc_meta'
+        ? { spec: { name: 'shape-meta', table: 'svc_meta', columns: ['key', 'value'] }, rows: Array.from({ length: n }, (_, i) => [`${tag}-${i}`, 'v']), notice: null }
+        : { spec: { name: 'shape-records', table: 'records', columns: ['id', 'collection', 'version', 'data', 'created_at', 'updated_at'] }, rows: Array.from({ length: n }, (_, i) => [`rec_${tag}_${i}`, 'docs', 1, '{}', T0, T0]), notice: null };
+    const statements = async (a: number, b: number, tag: string): Promise<number> => {
+      let n = 0;
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        n++;
+        return (query as (...x: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        await database.db.connection().execute((c) => insertTogether(c, database.caps, [part('svc_meta', a, tag), part('records', b, tag)]));
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      return n;
+    };
+    let shapes = 0;
+    for (let a = 1; a <= 17 && shapes < 256; a++) for (let b = 1; b <= 16 && shapes < 256; b++, shapes++) expect(await statements(a, b, `s${a}x${b}`)).toBe(1);
+    // A new shape: apart (two statements); one already kept: still together.
+    expect(await statements(17, 15, 'new')).toBe(2);
+    expect(await statements(1, 1, 'again')).toBe(1);
+    const written = await sql<{ n: string }>`select count(*) as n from records where id like 'rec_new_%'`.execute(database.db);
+    expect(Number(written.rows[0]!.n)).toBe(15);
   });
 });

@@ -87,9 +87,9 @@ const noticeOn = (channel: string) => (insert: RawBuilder<unknown>) => sql`with 
 const CHANNELS = { events: FEED_CHANNEL, jobs: CHANNEL } as const;
 
 /**
- * Inserts as one statement: each a data-modifying WITH of its own (all of them run, whatever the outer select reads;
- * foreign keys are checked at the statement's end, when every part has run), and a notice for each part that names
- * one, sent at the commit as `noticeOn`'s are.
+ * Inserts as one statement: each a data-modifying WITH of its own (every one runs to completion, whatever the outer
+ * select reads; on one snapshot, in no set order), and a notice for each part that names one and wrote rows, sent at
+ * the commit as `noticeOn`'s are.
  */
 const together: NonNullable<DialectCapabilities['together']> = (parts) => {
   const ctes = parts.map((p, i) => sql`${sql.raw(`part${i}`)} as (${p.insert}${p.notice === null ? sql`` : sql` returning 1`})`);

@@ -112,9 +112,10 @@ export interface DialectCapabilities {
    */
   readonly notices: Readonly<Record<'events' | 'jobs', (insert: RawBuilder<unknown>) => RawBuilder<unknown>>> | null;
   /**
-   * Several inserts as one statement, run in order of their parts, each with its wake-up (`notices`) when it names
-   * one: PostgreSQL's data-modifying WITH, one round trip for a create's record, event and jobs instead of three.
-   * Null where a statement costs no round trip (SQLite): the inserts run one after another.
+   * Several inserts as one statement, each with its wake-up (`notices`) when it names one: PostgreSQL's data-modifying
+   * WITH, one round trip for a write's record, events and jobs instead of one each. Its parts run on one snapshot in
+   * no set order: none may depend on another's rows. Null where a statement costs no round trip (SQLite): the inserts
+   * run one after another (db/compiled.ts insertTogether).
    */
   readonly together: ((parts: ReadonlyArray<{ insert: RawBuilder<unknown>; notice: 'events' | 'jobs' | null }>) => RawBuilder<unknown>) | null;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */

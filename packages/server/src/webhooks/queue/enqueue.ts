@@ -75,7 +75,7 @@ export interface EnqueueOptions {
   subscribed?: (topic: EventInput['topic']) => Promise<TargetRow[]>;
   /** The write span's context, stored with its events and given to the jobs handed over (SPEC §15); none: untraced. */
   trace?: EventTrace | null;
-  /** Rows the caller writes with the events and jobs, before them (a create's records): one statement where it can be. */
+  /** Rows the caller writes with the events and jobs (a create's records): one statement where it can be (insertTogether). */
   before?: readonly InsertPart[];
 }
 
@@ -114,8 +114,8 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
   // Pending jobs wake the workers when this transaction commits, from the insert itself where the database can.
   const wakes = all.some((e) => e.pending > 0) && caps.notices !== null;
   const jobsInsert: InsertPart = { spec: { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, rows: jobs.rows, notice: wakes ? 'jobs' : null };
-  // What the caller writes with them (a create's records), then the events, then their jobs: one statement where the
-  // database can (insertTogether).
+  // What the caller writes with them (a create's records), the events and their jobs: one statement where the database
+  // can (insertTogether), else one after another in this order.
   await insertTogether(trx, caps, [...(opts.before ?? []), ...(await eventInserts(trx, caps, written)), jobsInsert]);
   if (wakes) for (const e of all) e.woken = true;
   return all;
