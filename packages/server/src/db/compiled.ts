@@ -65,17 +65,21 @@ export interface InsertRows<T extends keyof Tables & string> {
 export async function insertRows<T extends keyof Tables & string>(db: Kysely<Tables>, spec: InsertRows<T>, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
     const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-    const statement = rowsStatement(db, spec, chunk.length);
-    // Loops, not flat() and map(): this runs for every value of every row written (a batch's are thousands).
-    const values: unknown[] = [];
-    for (const row of chunk) for (const v of row) values.push(v);
-    const parameters = new Array<unknown>(statement.parameters.length);
-    for (let i = 0; i < parameters.length; i++) {
-      const p = statement.parameters[i]!;
-      parameters[i] = typeof p === 'number' ? values[p] : p.constant;
-    }
-    await db.executeQuery(CompiledQuery.raw(statement.sql, parameters));
+    await run(db, rowsStatement(db, spec, chunk.length), [chunk]);
   }
+}
+
+/** Runs a statement built once with the rows' values in its Slots' order (the groups' rows, one after another). */
+async function run(db: Kysely<Tables>, statement: RowsStatement, groups: ReadonlyArray<ReadonlyArray<readonly unknown[]>>): Promise<void> {
+  // Loops, not flat() and map(): this runs for every value of every row written (a batch's are thousands).
+  const values: unknown[] = [];
+  for (const rows of groups) for (const row of rows) for (const v of row) values.push(v);
+  const parameters = new Array<unknown>(statement.parameters.length);
+  for (let i = 0; i < parameters.length; i++) {
+    const p = statement.parameters[i]!;
+    parameters[i] = typeof p === 'number' ? values[p] : p.constant;
+  }
+  await db.executeQuery(CompiledQuery.raw(statement.sql, parameters));
 }
 
 function rowsStatement<T extends keyof Tables & string>(db: Kysely<Tables>, spec: InsertRows<T>, count: number): RowsStatement {
@@ -161,12 +165,5 @@ export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabiliti
     });
     return together(built);
   });
-  const values: unknown[] = [];
-  for (const p of present) for (const row of p.rows) for (const v of row) values.push(v);
-  const parameters = new Array<unknown>(statement.parameters.length);
-  for (let i = 0; i < parameters.length; i++) {
-    const p = statement.parameters[i]!;
-    parameters[i] = typeof p === 'number' ? values[p] : p.constant;
-  }
-  await db.executeQuery(CompiledQuery.raw(statement.sql, parameters));
+  await run(db, statement, present.map((p) => p.rows));
 }

@@ -16,7 +16,8 @@ import type { OutgoingMessage } from './sender.js';
  */
 export function natsConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number): BrokerConnection {
   let acks: JetStreamAcks | null = null;
-  const lost = `The connection to the broker "${setting.name}" was lost before the acknowledgement.`;
+  const lostWith = (detail: string | null) => `The connection to the broker "${setting.name}" was lost before the acknowledgement${detail === null ? '' : ` (${detail})`}.`;
+  const lost = lostWith(null);
   const supervisor = new Supervisor<NatsConnection>(
     // noAsyncTraces: the client would otherwise make an Error with a stack trace for each subscription's and request's
     // start, for where a failure began; svc keeps only a failure's code and message.
@@ -59,7 +60,7 @@ export function natsConnection(setting: BrokerSetting, events: ConnectionEvents,
       return await current.publish(subject, message.body, message.id, message.headers, deadlineMs);
     } catch (err) {
       if (!supervisor.connected || err instanceof ClosedConnectionError || err instanceof DrainingConnectionError) {
-        return { ok: false, code: 'connection_failed', message: `The connection to the broker "${setting.name}" was lost before the acknowledgement (${errorDetail(err)}).` };
+        return { ok: false, code: 'connection_failed', message: lostWith(errorDetail(err)) };
       }
       // The client refuses a message over the server's max_payload before sending it.
       return { ok: false, code: 'broker_refused', message: `NATS refused the message: ${errorDetail(err)}.` };
