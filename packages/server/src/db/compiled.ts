@@ -70,7 +70,7 @@ export async function insertRows<T extends keyof Tables & string>(db: Kysely<Tab
 }
 
 /** Runs a statement built once with the rows' values in its Slots' order (the groups' rows, one after another). */
-async function run(db: Kysely<Tables>, statement: RowsStatement, groups: ReadonlyArray<ReadonlyArray<readonly unknown[]>>): Promise<void> {
+async function run(db: Kysely<Tables>, statement: RowsStatement, groups: ReadonlyArray<ReadonlyArray<readonly unknown[]>>): Promise<unknown[]> {
   // Loops, not flat() and map(): this runs for every value of every row written (a batch's are thousands).
   const values: unknown[] = [];
   for (const rows of groups) for (const row of rows) for (const v of row) values.push(v);
@@ -79,7 +79,7 @@ async function run(db: Kysely<Tables>, statement: RowsStatement, groups: Readonl
     const p = statement.parameters[i]!;
     parameters[i] = typeof p === 'number' ? values[p] : p.constant;
   }
-  await db.executeQuery(CompiledQuery.raw(statement.sql, parameters));
+  return (await db.executeQuery(CompiledQuery.raw(statement.sql, parameters))).rows;
 }
 
 function rowsStatement<T extends keyof Tables & string>(db: Kysely<Tables>, spec: InsertRows<T>, count: number): RowsStatement {
@@ -137,8 +137,11 @@ const togetherShapes = new WeakMap<object, number>();
  * depend on another's rows (none does: no foreign key or trigger links records, events and delivery jobs). Parts
  * without rows are left out; a part of more than ROWS_PER_INSERT rows, or a shape past TOGETHER_SHAPES_MAX, runs them
  * all apart.
+ *
+ * `probe` (a query of one value, with no parameters) is read on the inserts' own snapshot where they run together, or
+ * after them where they run apart; its value is returned (the targets' version: webhooks/targets-cache.ts).
  */
-export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabilities, parts: readonly InsertPart[]): Promise<void> {
+export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabilities, parts: readonly InsertPart[], probe: Probe | null = null): Promise<unknown> {
   const present = parts.filter((p) => p.rows.length > 0);
   const apart = async () => {
     for (const p of present) {
@@ -146,10 +149,14 @@ export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabiliti
       const wrap = p.notice === null ? undefined : caps.notices?.[p.notice];
       await insertRows(db, wrap === undefined ? spec : { ...spec, name: `${spec.name}-notice-${p.notice}`, wrap }, p.rows);
     }
+    if (probe === null) return undefined;
+    const rows = await run(db, cachedStatement(db, `probe\0${probe.name}`, () => sql`select (${probe.query}) as probe`), []);
+    return (rows[0] as { probe?: unknown } | undefined)?.probe;
   };
   const together = caps.together;
-  if (together === null || present.length < 2 || present.some((p) => p.rows.length > ROWS_PER_INSERT)) return apart();
-  const key = present.map((p) => `${p.spec.name}\0${p.rows.length}\0${p.notice ?? ''}`).join('\0\0');
+  // One insert goes alone, unless a probe rides with it.
+  if (together === null || present.length < (probe === null ? 2 : 1) || present.some((p) => p.rows.length > ROWS_PER_INSERT)) return apart();
+  const key = present.map((p) => `${p.spec.name}\0${p.rows.length}\0${p.notice ?? ''}`).join('\0\0') + (probe === null ? '' : `\0\0probe\0${probe.name}`);
   const cache = cacheKey(db);
   if (!rowStatements.get(cache)?.has(key)) {
     const shapes = togetherShapes.get(cache) ?? 0;
@@ -163,7 +170,14 @@ export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabiliti
       first += p.rows.length * p.spec.columns.length;
       return { insert, notice: p.notice };
     });
-    return together(built);
+    return together(built, probe?.query ?? null);
   });
-  await run(db, statement, present.map((p) => p.rows));
+  const rows = await run(db, statement, present.map((p) => p.rows));
+  return probe === null ? undefined : (rows[0] as { probe?: unknown } | undefined)?.probe;
+}
+
+/** A value insertTogether reads with the inserts; `name` keys its statement texts (one query per name). */
+export interface Probe {
+  name: string;
+  query: RawBuilder<unknown>;
 }

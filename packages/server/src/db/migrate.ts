@@ -21,6 +21,7 @@ import * as m018 from './migrations/018_admin_tokens.js';
 import * as m019 from './migrations/019_event_trace.js';
 import * as m020 from './migrations/020_success_on_job.js';
 import * as m021 from './migrations/021_settled_job_indexes.js';
+import * as m022 from './migrations/022_targets_version.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '019_event_trace': m019,
   '020_success_on_job': m020,
   '021_settled_job_indexes': m021,
+  '022_targets_version': m022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

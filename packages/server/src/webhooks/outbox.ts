@@ -6,6 +6,7 @@ import type { Tables } from '../db/tables.js';
 import type { RequestSpan, WorkSpan } from '../tracing/types.js';
 import type { EventInput } from './envelope.js';
 import { enqueue, enqueueMany, type Enqueued, type JobHandoff } from './queue/enqueue.js';
+import { TargetsCache } from './targets-cache.js';
 import { subscribedTargets, type TargetRow } from './targets-store.js';
 
 /**
@@ -47,16 +48,20 @@ export interface WriteTracer {
 }
 
 export function createOutbox(database: Database, logger: Logger, handoff: JobHandoff | null, tracer: WriteTracer | null = null): Outbox {
-  // The targets read once per transaction and topic: a batch (or a group commit) of many writes asks once, not per
-  // write. Nothing that changes targets runs inside a record write's transaction.
+  // PostgreSQL: the targets kept across writes, checked by each write's inserts (targets-cache.ts).
+  const kept = database.caps.targetsVersion === null ? null : new TargetsCache(database.caps.targetsVersion);
+  // SQLite: the targets read once per transaction and topic: a batch (or a group commit) of many writes asks once, not
+  // per write. Nothing that changes targets runs inside a record write's transaction.
   const read = new WeakMap<Kysely<Tables>, Map<string, Promise<TargetRow[]>>>();
   const subscribedIn = (trx: Kysely<Tables>) => (topic: EventInput['topic']) => {
+    if (kept !== null) return kept.subscribed(trx, topic);
     let byTopic = read.get(trx);
     if (!byTopic) read.set(trx, (byTopic = new Map()));
     let targets = byTopic.get(topic);
     if (!targets) byTopic.set(topic, (targets = subscribedTargets(trx, topic)));
     return targets;
   };
+  const targetsCheck = kept ?? undefined;
   const committed: Outbox['committed'] = async (given) => {
     const all = (Array.isArray(given) ? given : [given]).filter((e): e is Enqueued => e !== null);
     if (all.length === 0) return;
@@ -73,10 +78,10 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
   const within = (parent: RequestSpan | null, span: WorkSpan | null): Outbox => {
     const outbox: Outbox = {
       async enqueue(trx, event, now, onlyTargetId) {
-        return enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx), trace: span?.headers ?? null });
+        return enqueue(trx, database.caps, event, { now, handoff, onlyTargetId, subscribed: subscribedIn(trx), targetsCheck, trace: span?.headers ?? null });
       },
       async enqueueMany(trx, events, now, before) {
-        return enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx), trace: span?.headers ?? null, before });
+        return enqueueMany(trx, database.caps, events, { now, handoff, subscribed: subscribedIn(trx), targetsCheck, trace: span?.headers ?? null, before });
       },
       committed,
       forRequest: (request) => (tracer === null ? outbox : within(request, null)),

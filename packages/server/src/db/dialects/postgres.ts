@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Tables } from '../tables.js';
+import { runningAgain } from '../run-again.js';
 import { channelSignal } from './postgres-listen.js';
 import { postgresJobs } from './postgres/jobs.js';
 import { outageSettings, surviveBrokenConnections, watchForStalls } from './postgres-outages.js';
@@ -91,10 +92,11 @@ const CHANNELS = { events: FEED_CHANNEL, jobs: CHANNEL } as const;
  * select reads; on one snapshot, in no set order), and a notice for each part that names one and wrote rows, sent at
  * the commit as `noticeOn`'s are.
  */
-const together: NonNullable<DialectCapabilities['together']> = (parts) => {
+const together: NonNullable<DialectCapabilities['together']> = (parts, probe) => {
   const ctes = parts.map((p, i) => sql`${sql.raw(`part${i}`)} as (${p.insert}${p.notice === null ? sql`` : sql` returning 1`})`);
   const notices = parts.flatMap((p, i) => (p.notice === null ? [] : [sql`(select pg_notify(${CHANNELS[p.notice]}, '') from ${sql.raw(`part${i}`)} limit 1)`]));
-  return sql`with ${sql.join(ctes)} select ${notices.length === 0 ? sql`1` : sql.join(notices)}`;
+  const probed = probe === null ? [] : [sql`(${probe}) as probe`];
+  return sql`with ${sql.join(ctes)} select ${notices.length + probed.length === 0 ? sql`1` : sql.join([...notices, ...probed])}`;
 };
 
 const caps: DialectCapabilities = {
@@ -139,6 +141,7 @@ const caps: DialectCapabilities = {
     || '","payload":' || coalesce(payload, 'null') || '}' end`,
   notices: { events: noticeOn(FEED_CHANNEL), jobs: noticeOn(CHANNEL) },
   together,
+  targetsVersion: sql<number>`select version from targets_version where id = 1`,
   query,
 };
 
@@ -191,7 +194,8 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
     db,
     queries,
     caps,
-    write: (work) => db.transaction().execute(work),
+    // A write that planned with targets a process keeps, and found them changed at its insert, runs again (run-again.ts).
+    write: (work) => runningAgain(() => db.transaction().execute(work)),
     signal: jobs,
     events,
     ping: async () => {

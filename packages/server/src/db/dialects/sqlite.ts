@@ -88,6 +88,7 @@ const caps: DialectCapabilities = {
   },
   notices: null,
   together: null,
+  targetsVersion: null,
   query,
 };
 

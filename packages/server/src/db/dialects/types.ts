@@ -117,7 +117,14 @@ export interface DialectCapabilities {
    * no set order: none may depend on another's rows. Null where a statement costs no round trip (SQLite): the inserts
    * run one after another (db/compiled.ts insertTogether).
    */
-  readonly together: ((parts: ReadonlyArray<{ insert: RawBuilder<unknown>; notice: 'events' | 'jobs' | null }>) => RawBuilder<unknown>) | null;
+  readonly together: ((parts: ReadonlyArray<{ insert: RawBuilder<unknown>; notice: 'events' | 'jobs' | null }>, probe: RawBuilder<unknown> | null) => RawBuilder<unknown>) | null;
+  /**
+   * The targets' version (migration 022), a query of one value read on a statement's snapshot: it changes with every
+   * committed change to a target that a record write could see. A process keeps the targets it read and checks their
+   * version inside the write's own insert (webhooks/targets-cache.ts) instead of reading them again: one round trip
+   * less a write. Null where reading the targets costs no round trip (SQLite reads them in-process).
+   */
+  readonly targetsVersion: RawBuilder<number> | null;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
   readonly sharedByProcesses: boolean;
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */

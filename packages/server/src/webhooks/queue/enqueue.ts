@@ -6,6 +6,7 @@ import { eventInserts, newEvent, type EventTrace, type NewEvent } from '../../ev
 import { newId, newIdAfter, type DeliveryId, type EventId } from '../../lib/ids.js';
 import { envelopeBytes, type EventInput } from '../envelope.js';
 import { isRecordEvent, wantsEvent } from '../subscription-match.js';
+import type { TargetsCheck } from '../targets-cache.js';
 import { findTargets, subscribedTargets, type TargetRow } from '../targets-store.js';
 import type { HeldJob } from './job.js';
 
@@ -77,6 +78,8 @@ export interface EnqueueOptions {
   trace?: EventTrace | null;
   /** Rows the caller writes with the events and jobs (a create's records): one statement where it can be (insertTogether). */
   before?: readonly InsertPart[];
+  /** Where `subscribed` answers from targets kept across writes: their version, checked by the inserts (targets-cache.ts). */
+  targetsCheck?: TargetsCheck;
 }
 
 /**
@@ -116,7 +119,9 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
   const jobsInsert: InsertPart = { spec: { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, rows: jobs.rows, notice: wakes ? 'jobs' : null };
   // What the caller writes with them (a create's records), the events and their jobs: one statement where the database
   // can (insertTogether), else one after another in this order.
-  await insertTogether(trx, caps, [...(opts.before ?? []), ...(await eventInserts(trx, caps, written)), jobsInsert]);
+  const probe = opts.targetsCheck?.probeFor(trx) ?? null;
+  const seen = await insertTogether(trx, caps, [...(opts.before ?? []), ...(await eventInserts(trx, caps, written)), jobsInsert], probe);
+  if (probe !== null) opts.targetsCheck!.confirm(trx, seen);
   if (wakes) for (const e of all) e.woken = true;
   return all;
 }

@@ -1,0 +1,25 @@
+/**
+ * Thrown inside a write transaction when something it read before its inserts turned out stale on the inserts' own
+ * snapshot (the targets a process keeps: webhooks/targets-cache.ts). The transaction rolls back and
+ * `Database.write` runs the work again from its start, at most RUN_AGAIN_MAX times in all.
+ */
+export class RunAgain extends Error {
+  override name = 'RunAgain';
+}
+
+/**
+ * How many times one write runs at most. A run after the first reads afresh what was stale, so only a change that
+ * commits again between that read and the inserts (milliseconds apart) makes it run once more.
+ */
+export const RUN_AGAIN_MAX = 5;
+
+/** `work` in transactions until one is not stale (RunAgain), RUN_AGAIN_MAX at most; the last RunAgain is thrown. */
+export async function runningAgain<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let run = 1; ; run++) {
+    try {
+      return await transaction();
+    } catch (err) {
+      if (!(err instanceof RunAgain) || run >= RUN_AGAIN_MAX) throw err;
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import pg from 'pg';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RUN_AGAIN_MAX, RunAgain } from '../../src/db/run-again.js';
+import { createManyInTransaction } from '../../src/records/changes.js';
+import { findCollection } from '../../src/records/collections-store.js';
+import { createOutbox, type Outbox } from '../../src/webhooks/outbox.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
+import { POSTGRES_URL } from '../helpers/db.js';
+import { NOW, T0, seedTarget } from '../helpers/queue-fixtures.js';
+
+/**
+ * On PostgreSQL a process keeps the targets it read for its next record writes (webhooks/targets-cache.ts), and each
+ * write's insert reads the targets' version (migration 022) on its own snapshot. A target changed anywhere (here: on a
+ * connection of its own, as another process would) moves the version at that change's commit; the next write finds
+ * it moved at its insert, rolls back and runs again with the targets read afresh. Every statement the pg client sends
+ * for a write is recorded, as sent.
+ */
+describe.runIf(POSTGRES_URL)('targets kept across writes (postgres)', () => {
+  let t: TestContext;
+  let outbox: Outbox;
+  /** A connection of its own: another process changing targets. */
+  let other: pg.Client;
+
+  beforeEach(async () => {
+    t = await createTestContext('postgres');
+    await sql`insert into collections (name, fields, created_at, updated_at) values ('docs', '[]', ${T0}, ${T0})`.execute(t.ctx.database.db);
+    outbox = createOutbox(t.ctx.database, t.ctx.logger, null);
+    other = new pg.Client({ connectionString: t.database.url });
+    await other.connect();
+  });
+  afterEach(async () => {
+    await other.end();
+    await t.close();
+  });
+
+  const version = async (): Promise<number> => Number((await other.query('select version from targets_version')).rows[0].version);
+
+  /** One create through the shared outbox; the kinds of statement sent for it, in order. */
+  async function create(title: string): Promise<string[]> {
+    const { database } = t.ctx;
+    const collection = (await findCollection(database.db, 'docs'))!;
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0] as string | { text?: string };
+      if (this !== other) sent.push(kind(typeof q === 'string' ? q : (q.text ?? '')));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      await database.write((trx) => createManyInTransaction(trx, outbox, [{ collection, data: { title } }], NOW));
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    return sent;
+  }
+
+  const kind = (text: string): string => {
+    const s = text.trim().toLowerCase();
+    if (s === 'begin' || s === 'commit' || s === 'rollback') return s;
+    if (s.startsWith('select v.targets_version')) return 'targets';
+    if (s.startsWith('with part0') && s.includes('targets_version')) return 'insert (version)';
+    return s.slice(0, 40);
+  };
+
+  /** Each record's title and the targets its jobs went to. */
+  const jobsByTitle = async (): Promise<Record<string, string[]>> => {
+    const rows = (
+      await other.query(`select r.data::json->>'title' as title, j.webhook_id from records r left join delivery_jobs j on j.record_id = r.id order by r.id, j.webhook_id`)
+    ).rows as Array<{ title: string; webhook_id: string | null }>;
+    const out: Record<string, string[]> = {};
+    for (const r of rows) (out[r.title] ??= []).push(...(r.webhook_id === null ? [] : [r.webhook_id]));
+    return out;
+  };
+
+  it('a second write plans with the targets the first one read: no read of its own, its insert checks their version', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    expect(await create('one')).toEqual(['begin', 'targets', 'insert (version)', 'commit']);
+    expect(await create('two')).toEqual(['begin', 'insert (version)', 'commit']);
+    expect(await jobsByTitle()).toEqual({ one: ['wh_a'], two: ['wh_a'] });
+  });
+
+  it('a target added elsewhere after they were kept: the next write runs again, once, and the new target gets its job', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await create('before');
+    await other.query(
+      `insert into webhooks (id, name, url, topics, enabled, secret_sealed, created_at, updated_at, ordering) values ('wh_b', 'b', 'https://receiver.example/b', '["record.created"]', 1, 'sealed', ${T0}, ${T0}, 'none')`,
+    );
+    expect(await create('after')).toEqual(['begin', 'insert (version)', 'rollback', 'begin', 'targets', 'insert (version)', 'commit']);
+    expect(await create('later')).toEqual(['begin', 'insert (version)', 'commit']);
+    // The run that was rolled back wrote nothing: one record 'after', with both targets' jobs.
+    expect(await jobsByTitle()).toEqual({ before: ['wh_a'], after: ['wh_a', 'wh_b'], later: ['wh_a', 'wh_b'] });
+  });
+
+  it('a target disabled, deleted or narrowed elsewhere: the next write sees it at once', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await seedTarget(t.ctx.database.db, 'wh_b');
+    await seedTarget(t.ctx.database.db, 'wh_c');
+    await create('all');
+    await other.query(`update webhooks set enabled = 0, disabled_reason = 'manual', disabled_at = ${T0} where id = 'wh_a'`);
+    await other.query(`update webhooks set deleted_at = ${T0}, secret_sealed = null where id = 'wh_b'`);
+    await other.query(`update webhooks set topics = '["record.deleted"]' where id = 'wh_c'`);
+    await create('none');
+    expect(await jobsByTitle()).toEqual({ all: ['wh_a', 'wh_b', 'wh_c'], none: [] });
+  });
+
+  it('with no target at all: the version is kept alone, and the first target added elsewhere is seen by the next write', async () => {
+    expect(await create('alone')).toEqual(['begin', 'targets', 'insert (version)', 'commit']);
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await create('seen');
+    expect(await jobsByTitle()).toEqual({ alone: [], seen: ['wh_a'] });
+  });
+
+  it('what delivery updates as it goes (a rate bucket, a failing streak) leaves the version and the kept targets alone', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await create('one');
+    const before = await version();
+    await other.query(`update webhooks set rate_window = 5, rate_used = 3 where id = 'wh_a'`);
+    await other.query(`update webhooks set failing_since = ${T0}, failed_attempts = failed_attempts + 1 where id = 'wh_a'`);
+    await other.query(`update webhooks set failing_since = null, failed_attempts = 0 where id = 'wh_a'`);
+    expect(await version()).toBe(before);
+    expect(await create('two')).toEqual(['begin', 'insert (version)', 'commit']);
+    // Any other column is a change, the ones no record write reads included.
+    await other.query(`update webhooks set name = 'renamed' where id = 'wh_a'`);
+    expect(await version()).toBe(before + 1);
+  });
+
+  it('the version moves at a change\'s commit, by one a target row, and never for a change rolled back', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await seedTarget(t.ctx.database.db, 'wh_b');
+    const start = await version();
+    const writer = new pg.Client({ connectionString: t.database.url });
+    await writer.connect();
+    try {
+      await writer.query('begin');
+      await writer.query(`update webhooks set url = 'https://receiver.example/moved' where id in ('wh_a', 'wh_b')`);
+      // Not yet committed: neither the change nor the version is seen, and a write plans as before.
+      expect(await version()).toBe(start);
+      await writer.query('commit');
+      expect(await version()).toBe(start + 2);
+      await writer.query('begin');
+      await writer.query(`update webhooks set url = 'https://receiver.example/again' where id = 'wh_a'`);
+      await writer.query('rollback');
+      expect(await version()).toBe(start + 2);
+    } finally {
+      await writer.end();
+    }
+  });
+
+  it('a transaction changing two targets beside one changing the second: neither waits on the version in a circle', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await seedTarget(t.ctx.database.db, 'wh_b');
+    const start = await version();
+    const one = new pg.Client({ connectionString: t.database.url });
+    const two = new pg.Client({ connectionString: t.database.url });
+    await Promise.all([one.connect(), two.connect()]);
+    try {
+      await one.query('begin');
+      await two.query('begin');
+      // As auto-disable disables one failing target after another in one transaction, while an admin edits the second.
+      await one.query(`update webhooks set name = 'one' where id = 'wh_a'`);
+      await two.query(`update webhooks set name = 'two' where id = 'wh_b'`);
+      const oneSecond = one.query(`update webhooks set url = 'https://receiver.example/one' where id = 'wh_b'`);
+      // Had the first update taken the version's row at once, this commit would wait for `one`, which waits for it.
+      await two.query('commit');
+      await oneSecond;
+      await one.query('commit');
+      expect(await version()).toBe(start + 3);
+    } finally {
+      await Promise.all([one.end(), two.end()]);
+    }
+  });
+
+  it(`a write that finds the targets changed at every run gives up after ${RUN_AGAIN_MAX} runs, with the error`, async () => {
+    let runs = 0;
+    await expect(
+      t.ctx.database.write(async () => {
+        runs++;
+        throw new RunAgain('changed again');
+      }),
+    ).rejects.toThrow('changed again');
+    expect(runs).toBe(RUN_AGAIN_MAX);
+    // Any other error is thrown at once.
+    runs = 0;
+    await expect(
+      t.ctx.database.write(async () => {
+        runs++;
+        throw new Error('other');
+      }),
+    ).rejects.toThrow('other');
+    expect(runs).toBe(1);
+  });
+});
