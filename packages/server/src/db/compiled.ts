@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectCapabilities } from './dialects/types.js';
+import { NeedsTransaction } from './run-again.js';
 import type { Tables } from './tables.js';
 
 const texts = new WeakMap<object, Map<string, string>>();
@@ -138,25 +139,33 @@ const togetherShapes = new WeakMap<object, number>();
  * without rows are left out; a part of more than ROWS_PER_INSERT rows, or a shape past TOGETHER_SHAPES_MAX, runs them
  * all apart.
  *
- * `probe` (a query of one value, with no parameters) is read on the inserts' own snapshot where they run together, or
- * after them where they run apart; its value is returned (the targets' version: webhooks/targets-cache.ts).
+ * `check` is an expression of one value (the targets a write planned with: webhooks/targets-cache.ts) that fails the
+ * statement when it no longer holds: it rides with the inserts, on their snapshot, where they run together, and is
+ * selected after them where they run apart. `oneStatement`: the write runs outside a transaction (Database.
+ * writeStatement), so its inserts and check must be one statement; where they cannot, NeedsTransaction is thrown
+ * before anything is written.
  */
-export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabilities, parts: readonly InsertPart[], probe: Probe | null = null): Promise<unknown> {
+export async function insertTogether(
+  db: Kysely<Tables>,
+  caps: DialectCapabilities,
+  parts: readonly InsertPart[],
+  opts: { check?: Check | null; oneStatement?: boolean } = {},
+): Promise<void> {
   const present = parts.filter((p) => p.rows.length > 0);
+  const check = opts.check ?? null;
   const apart = async () => {
+    if (opts.oneStatement && present.length + (check === null ? 0 : 1) > 1) throw new NeedsTransaction('inserts apart');
     for (const p of present) {
       const spec = p.spec as AnyInsert as InsertRows<'events'>;
       const wrap = p.notice === null ? undefined : caps.notices?.[p.notice];
       await insertRows(db, wrap === undefined ? spec : { ...spec, name: `${spec.name}-notice-${p.notice}`, wrap }, p.rows);
     }
-    if (probe === null) return undefined;
-    const rows = await run(db, cachedStatement(db, `probe\0${probe.name}`, () => sql`select (${probe.query}) as probe`), []);
-    return (rows[0] as { probe?: unknown } | undefined)?.probe;
+    if (check !== null) await run(db, cachedStatement(db, `check\0${check.name}`, () => sql`select ${check.expression(sql`${new Slot(0)}`)} as checked`), [[[check.value]]]);
   };
   const together = caps.together;
-  // One insert goes alone, unless a probe rides with it.
-  if (together === null || present.length < (probe === null ? 2 : 1) || present.some((p) => p.rows.length > ROWS_PER_INSERT)) return apart();
-  const key = present.map((p) => `${p.spec.name}\0${p.rows.length}\0${p.notice ?? ''}`).join('\0\0') + (probe === null ? '' : `\0\0probe\0${probe.name}`);
+  // One insert goes alone, unless a check rides with it.
+  if (together === null || present.length < (check === null ? 2 : 1) || present.some((p) => p.rows.length > ROWS_PER_INSERT)) return apart();
+  const key = present.map((p) => `${p.spec.name}\0${p.rows.length}\0${p.notice ?? ''}`).join('\0\0') + (check === null ? '' : `\0\0check\0${check.name}`);
   const cache = cacheKey(db);
   if (!rowStatements.get(cache)?.has(key)) {
     const shapes = togetherShapes.get(cache) ?? 0;
@@ -170,14 +179,16 @@ export async function insertTogether(db: Kysely<Tables>, caps: DialectCapabiliti
       first += p.rows.length * p.spec.columns.length;
       return { insert, notice: p.notice };
     });
-    return together(built, probe?.query ?? null);
+    // The check's value is the statement's last parameter.
+    return together(built, check === null ? null : check.expression(sql`${new Slot(first)}`));
   });
-  const rows = await run(db, statement, present.map((p) => p.rows));
-  return probe === null ? undefined : (rows[0] as { probe?: unknown } | undefined)?.probe;
+  await run(db, statement, check === null ? present.map((p) => p.rows) : [...present.map((p) => p.rows), [[check.value]]]);
 }
 
-/** A value insertTogether reads with the inserts; `name` keys its statement texts (one query per name). */
-export interface Probe {
+/** An expression insertTogether runs with the inserts; `name` keys its statement texts (one expression per name). */
+export interface Check {
   name: string;
-  query: RawBuilder<unknown>;
+  /** The expression, given its value's placeholder. */
+  expression: (value: RawBuilder<unknown>) => RawBuilder<unknown>;
+  value: unknown;
 }

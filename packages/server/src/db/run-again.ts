@@ -8,6 +8,14 @@ export class RunAgain extends Error {
 }
 
 /**
+ * Thrown by a write running outside a transaction (Database.writeStatement) before it does what needs one: a second
+ * statement that writes, or a lock. Nothing is written yet; the write runs again inside a transaction.
+ */
+export class NeedsTransaction extends Error {
+  override name = 'NeedsTransaction';
+}
+
+/**
  * How many times one write runs at most. A run after the first reads afresh what was stale, so only a change that
  * commits again between that read and the inserts (milliseconds apart) makes it run once more.
  */

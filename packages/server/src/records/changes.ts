@@ -132,9 +132,16 @@ export async function writeOnce<T>(
   outbox: Outbox,
   idempotency: Idempotency | undefined,
   work: (trx: Kysely<Tables>, now: number, outbox: Outbox) => Promise<{ status: number; value: T; jobs: ReadonlyArray<Enqueued | null> }>,
+  /** `oneStatement`: `work` writes with one statement (a create), so it may run outside a transaction. */
+  opts: { oneStatement?: boolean } = {},
 ): Promise<Replayable<T>> {
+  // A create without a key writes with one statement (its record, event and jobs): on PostgreSQL no BEGIN and no
+  // COMMIT then (Database.writeStatement). A key's read and save, or any other write's several statements, need the
+  // transaction.
+  const oneStatement = opts.oneStatement === true && !idempotency;
+  const write = <R>(w: (trx: Kysely<Tables>) => Promise<R>) => (oneStatement ? ctx.database.writeStatement(w) : ctx.database.write(w));
   const attempt = async (traced: Outbox): Promise<Replayable<T> & { jobs: ReadonlyArray<Enqueued | null> }> =>
-    ctx.database.write(async (trx: Kysely<Tables>) => {
+    write(async (trx: Kysely<Tables>) => {
       const now = ctx.clock.now();
       if (idempotency) {
         const seen = await findIdempotent(trx, idempotency.tokenId, idempotency.key, now);
@@ -179,10 +186,16 @@ export async function createRecord(
 ): Promise<CreateResult> {
   checkData(collection, data, false);
   const requestHash = sha256Hex(`${collection.name}\0${JSON.stringify(data)}`);
-  const result = await writeOnce<RecordJson>(ctx, outbox, idempotency && { ...idempotency, requestHash }, async (trx, now, traced) => {
-    const written = await createInTransaction(trx, traced, collection, data, now);
-    return { status: 201, value: written.record, jobs: [written.jobs] };
-  });
+  const result = await writeOnce<RecordJson>(
+    ctx,
+    outbox,
+    idempotency && { ...idempotency, requestHash },
+    async (trx, now, traced) => {
+      const written = await createInTransaction(trx, traced, collection, data, now);
+      return { status: 201, value: written.record, jobs: [written.jobs] };
+    },
+    { oneStatement: true },
+  );
   return { status: result.status, record: result.value, replayed: result.replayed };
 }
 

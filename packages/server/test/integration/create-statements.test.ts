@@ -59,7 +59,7 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
     if (s === 'begin' || s === 'commit') return s;
     // The targets with their version (the outbox keeps them for its next writes: targets-kept.test.ts).
     if (s.startsWith('select v.targets_version')) return 'targets';
-    if (s.startsWith('select (select version from targets_version')) return 'targets version';
+    if (s.startsWith('select svc_targets_at(')) return 'targets check';
     const tables = ['records', 'events', 'delivery_jobs'].filter((table) => s.includes(`insert into "${table}"`));
     return `insert ${tables.join('+')}${s.includes('pg_notify') ? ' (notify)' : ''}`;
   };
@@ -97,8 +97,8 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
       'insert events (notify)',
       'insert delivery_jobs (notify)',
       'insert delivery_jobs (notify)',
-      // Inserts apart read the targets' version after them, where one statement reads it with its inserts.
-      'targets version',
+      // Inserts apart check the targets' version after them, where one statement checks it with its inserts.
+      'targets check',
       'commit',
     ]);
     expect(await counts()).toEqual({ records: 150, feedEvents: 150, pendingJobs: 150 });

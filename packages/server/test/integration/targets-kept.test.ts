@@ -2,7 +2,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RUN_AGAIN_MAX, RunAgain } from '../../src/db/run-again.js';
-import { createManyInTransaction } from '../../src/records/changes.js';
+import { createManyInTransaction, createRecord } from '../../src/records/changes.js';
 import { findCollection } from '../../src/records/collections-store.js';
 import { createOutbox, type Outbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -24,7 +24,8 @@ describe.runIf(POSTGRES_URL)('targets kept across writes (postgres)', () => {
 
   beforeEach(async () => {
     t = await createTestContext('postgres');
-    await sql`insert into collections (name, fields, created_at, updated_at) values ('docs', '[]', ${T0}, ${T0})`.execute(t.ctx.database.db);
+    const fields = JSON.stringify([{ name: 'title', type: 'text', required: true, indexed: false }]);
+    await sql`insert into collections (name, fields, created_at, updated_at) values ('docs', ${fields}, ${T0}, ${T0})`.execute(t.ctx.database.db);
     outbox = createOutbox(t.ctx.database, t.ctx.logger, null);
     other = new pg.Client({ connectionString: t.database.url });
     await other.connect();
@@ -59,7 +60,7 @@ describe.runIf(POSTGRES_URL)('targets kept across writes (postgres)', () => {
     const s = text.trim().toLowerCase();
     if (s === 'begin' || s === 'commit' || s === 'rollback') return s;
     if (s.startsWith('select v.targets_version')) return 'targets';
-    if (s.startsWith('with part0') && s.includes('targets_version')) return 'insert (version)';
+    if (s.startsWith('with part0') && s.includes('svc_targets_at')) return 'insert (version)';
     return s.slice(0, 40);
   };
 
@@ -169,6 +170,81 @@ describe.runIf(POSTGRES_URL)('targets kept across writes (postgres)', () => {
     } finally {
       await Promise.all([one.end(), two.end()]);
     }
+  });
+
+  /** One create as the records API makes it without an Idempotency-Key (Database.writeStatement); the kinds of statement sent. */
+  async function createAlone(title: string): Promise<string[]> {
+    const collection = (await findCollection(t.ctx.database.db, 'docs'))!;
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0] as string | { text?: string };
+      if (this !== other) sent.push(kind(typeof q === 'string' ? q : (q.text ?? '')));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      await createRecord(t.ctx, outbox, collection, { title });
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    return sent;
+  }
+
+  it('a create without an Idempotency-Key is its one statement: no BEGIN, no COMMIT', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    expect(await createAlone('one')).toEqual(['targets', 'insert (version)']);
+    expect(await createAlone('two')).toEqual(['insert (version)']);
+    expect(await jobsByTitle()).toEqual({ one: ['wh_a'], two: ['wh_a'] });
+  });
+
+  it('a target added elsewhere: the create\'s statement fails its check, writes nothing, and the create runs again', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    await createAlone('before');
+    await seedTarget(t.ctx.database.db, 'wh_b');
+    expect(await createAlone('after')).toEqual(['insert (version)', 'targets', 'insert (version)']);
+    expect(await jobsByTitle()).toEqual({ before: ['wh_a'], after: ['wh_a', 'wh_b'] });
+  });
+
+  it('a target ordering by record: the create runs in a transaction, where its look-up can lock the job it waits for', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a', { ordering: 'record' });
+    const sent = await createAlone('ordered');
+    // Read the targets outside, found one ordered before writing anything, and ran again in a transaction.
+    expect(sent[0]).toBe('targets');
+    expect(sent.slice(1, 2)).toEqual(['begin']);
+    expect(sent.filter((k) => k === 'insert (version)')).toHaveLength(1);
+    expect(sent.at(-1)).toBe('commit');
+    const job = (await other.query(`select webhook_id, ordered, state from delivery_jobs`)).rows;
+    expect(job).toEqual([{ webhook_id: 'wh_a', ordered: 1, state: 'pending' }]);
+  });
+
+  it('creates running while a target is added elsewhere: each has its job for every target enabled when it began, none twice', async () => {
+    await seedTarget(t.ctx.database.db, 'wh_a');
+    const collection = (await findCollection(t.ctx.database.db, 'docs'))!;
+    const afterAdd = new Set<string>();
+    let added = false;
+    let next = 0;
+    const worker = async () => {
+      while (next < 240) {
+        const n = next++;
+        if (n === 80) {
+          await seedTarget(t.ctx.database.db, 'wh_b');
+          added = true;
+        }
+        const title = `r${n}`;
+        if (added) afterAdd.add(title);
+        await createRecord(t.ctx, outbox, collection, { title });
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, worker));
+    const jobs = await jobsByTitle();
+    expect(Object.keys(jobs)).toHaveLength(240);
+    for (const [title, targets] of Object.entries(jobs)) {
+      // Every record once, with wh_a's job once; wh_b's job once for every create begun after wh_b committed.
+      expect(targets.filter((w) => w === 'wh_a'), title).toEqual(['wh_a']);
+      expect(targets.filter((w) => w === 'wh_b').length, title).toBeLessThanOrEqual(1);
+      if (afterAdd.has(title)) expect(targets, title).toEqual(['wh_a', 'wh_b']);
+    }
+    expect(afterAdd.size).toBeGreaterThan(100);
   });
 
   it(`a write that finds the targets changed at every run gives up after ${RUN_AGAIN_MAX} runs, with the error`, async () => {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Tables } from '../tables.js';
-import { runningAgain } from '../run-again.js';
+import { NeedsTransaction, runningAgain } from '../run-again.js';
 import { channelSignal } from './postgres-listen.js';
 import { postgresJobs } from './postgres/jobs.js';
 import { outageSettings, surviveBrokenConnections, watchForStalls } from './postgres-outages.js';
@@ -92,11 +92,11 @@ const CHANNELS = { events: FEED_CHANNEL, jobs: CHANNEL } as const;
  * select reads; on one snapshot, in no set order), and a notice for each part that names one and wrote rows, sent at
  * the commit as `noticeOn`'s are.
  */
-const together: NonNullable<DialectCapabilities['together']> = (parts, probe) => {
+const together: NonNullable<DialectCapabilities['together']> = (parts, check) => {
   const ctes = parts.map((p, i) => sql`${sql.raw(`part${i}`)} as (${p.insert}${p.notice === null ? sql`` : sql` returning 1`})`);
   const notices = parts.flatMap((p, i) => (p.notice === null ? [] : [sql`(select pg_notify(${CHANNELS[p.notice]}, '') from ${sql.raw(`part${i}`)} limit 1)`]));
-  const probed = probe === null ? [] : [sql`(${probe}) as probe`];
-  return sql`with ${sql.join(ctes)} select ${notices.length + probed.length === 0 ? sql`1` : sql.join([...notices, ...probed])}`;
+  const checked = check === null ? [] : [sql`${check} as checked`];
+  return sql`with ${sql.join(ctes)} select ${notices.length + checked.length === 0 ? sql`1` : sql.join([...notices, ...checked])}`;
 };
 
 const caps: DialectCapabilities = {
@@ -141,7 +141,11 @@ const caps: DialectCapabilities = {
     || '","payload":' || coalesce(payload, 'null') || '}' end`,
   notices: { events: noticeOn(FEED_CHANNEL), jobs: noticeOn(CHANNEL) },
   together,
-  targetsVersion: sql<number>`select version from targets_version where id = 1`,
+  targetsVersion: {
+    read: sql<number>`select version from targets_version where id = 1`,
+    at: (expected) => sql`svc_targets_at(${expected}::bigint)`,
+    isChanged: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'SV001',
+  },
   query,
 };
 
@@ -196,6 +200,16 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
     caps,
     // A write that planned with targets a process keeps, and found them changed at its insert, runs again (run-again.ts).
     write: (work) => runningAgain(() => db.transaction().execute(work)),
+    writeStatement: (work) =>
+      runningAgain(async () => {
+        try {
+          // A Kysely of its own for this write (not a transaction): what the write keeps per transaction is its own.
+          return await db.connection().execute(work);
+        } catch (err) {
+          if (err instanceof NeedsTransaction) return db.transaction().execute(work);
+          throw err;
+        }
+      }),
     signal: jobs,
     events,
     ping: async () => {

@@ -168,6 +168,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
     queries,
     caps,
     write: (work) => grouped.run(work),
+    writeStatement: (work) => grouped.run(work),
     signal: emitterSignal(emitter, 'jobs'),
     events: emitterSignal(emitter, 'events'),
     ping: async () => {

@@ -117,14 +117,21 @@ export interface DialectCapabilities {
    * no set order: none may depend on another's rows. Null where a statement costs no round trip (SQLite): the inserts
    * run one after another (db/compiled.ts insertTogether).
    */
-  readonly together: ((parts: ReadonlyArray<{ insert: RawBuilder<unknown>; notice: 'events' | 'jobs' | null }>, probe: RawBuilder<unknown> | null) => RawBuilder<unknown>) | null;
+  readonly together: ((parts: ReadonlyArray<{ insert: RawBuilder<unknown>; notice: 'events' | 'jobs' | null }>, check: RawBuilder<unknown> | null) => RawBuilder<unknown>) | null;
   /**
-   * The targets' version (migration 022), a query of one value read on a statement's snapshot: it changes with every
-   * committed change to a target that a record write could see. A process keeps the targets it read and checks their
-   * version inside the write's own insert (webhooks/targets-cache.ts) instead of reading them again: one round trip
-   * less a write. Null where reading the targets costs no round trip (SQLite reads them in-process).
+   * The targets' version (migration 022), which every committed change to a target that a record write could see
+   * moves. A process keeps the targets it read and has each write's insert check their version on its own snapshot
+   * (webhooks/targets-cache.ts) instead of reading them again: a round trip less a write. Null where reading the
+   * targets costs no round trip (SQLite reads them in-process).
    */
-  readonly targetsVersion: RawBuilder<number> | null;
+  readonly targetsVersion: {
+    /** A query of the version, one value. */
+    readonly read: RawBuilder<number>;
+    /** An expression that is `expected` where that is the version on the statement's snapshot, and fails the statement otherwise. */
+    readonly at: (expected: RawBuilder<unknown>) => RawBuilder<unknown>;
+    /** Whether an error is `at`'s failure. */
+    readonly isChanged: (e: unknown) => boolean;
+  } | null;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
   readonly sharedByProcesses: boolean;
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */
@@ -313,6 +320,13 @@ export interface Database {
    * group-commit.ts); on PostgreSQL it is a plain transaction (the server overlaps concurrent commits itself).
    */
   write<T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T>;
+  /**
+   * A write that is one statement where it can be (a create's record, event and jobs with their targets' check). On
+   * PostgreSQL `work` first runs on a connection outside any transaction, so that statement commits by itself: no
+   * BEGIN and no COMMIT, two round trips less. What would need a transaction there (a second statement that writes, a
+   * lock) throws NeedsTransaction first, with nothing written, and `work` runs again in `write`. SQLite: `write`.
+   */
+  writeStatement<T>(work: (db: Kysely<Tables>) => Promise<T>): Promise<T>;
   /** Liveness of the connection, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

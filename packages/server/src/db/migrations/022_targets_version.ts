@@ -13,6 +13,10 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
  * failing target in turn) takes the version row's lock last, after every target row it locks, so two such
  * transactions never wait on each other in a circle. The change and the new number are seen together, as one commit.
  *
+ * `svc_targets_at(v)` is how a write checks the targets it planned with: it answers `v` when that is the version on the
+ * calling statement's snapshot (the function is stable: it reads on its caller's snapshot), and raises SQLSTATE SV001
+ * otherwise, which fails the statement and everything the write did with it.
+ *
  * SQLite is left as it is: a process there reads its targets in-process, no round trip to save.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -23,6 +27,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     begin
       update targets_version set version = version + 1 where id = 1;
       return null;
+    end $$`.execute(db);
+  await sql`create function svc_targets_at(expected bigint) returns bigint language plpgsql stable as $$
+    declare
+      current bigint;
+    begin
+      select version into current from targets_version where id = 1;
+      if current is distinct from expected then
+        raise exception 'svc: the targets changed (version % planned, % now)', expected, current using errcode = 'SV001';
+      end if;
+      return current;
     end $$`.execute(db);
   await sql`create constraint trigger webhooks_added_or_removed after insert or delete on webhooks
     deferrable initially deferred for each row execute function svc_targets_changed()`.execute(db);

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { insertTogether, type InsertPart } from '../../db/compiled.js';
 import type { DialectCapabilities } from '../../db/dialects/types.js';
+import { NeedsTransaction } from '../../db/run-again.js';
 import type { Tables } from '../../db/tables.js';
 import { eventInserts, newEvent, type EventTrace, type NewEvent } from '../../events/event-write.js';
 import { newId, newIdAfter, type DeliveryId, type EventId } from '../../lib/ids.js';
@@ -119,9 +120,15 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
   const jobsInsert: InsertPart = { spec: { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, rows: jobs.rows, notice: wakes ? 'jobs' : null };
   // What the caller writes with them (a create's records), the events and their jobs: one statement where the database
   // can (insertTogether), else one after another in this order.
-  const probe = opts.targetsCheck?.probeFor(trx) ?? null;
-  const seen = await insertTogether(trx, caps, [...(opts.before ?? []), ...(await eventInserts(trx, caps, written)), jobsInsert], probe);
-  if (probe !== null) opts.targetsCheck!.confirm(trx, seen);
+  const check = opts.targetsCheck?.checkFor(trx) ?? null;
+  const inserts = [...(opts.before ?? []), ...(await eventInserts(trx, caps, written)), jobsInsert];
+  try {
+    // Outside a transaction (Database.writeStatement) the inserts and the check must be one statement.
+    await insertTogether(trx, caps, inserts, { check, oneStatement: !trx.isTransaction });
+  } catch (err) {
+    if (check !== null) opts.targetsCheck!.failed(trx, err);
+    throw err;
+  }
   if (wakes) for (const e of all) e.woken = true;
   return all;
 }
@@ -147,7 +154,10 @@ async function planJobs(
     const key = `${target.id}\0${event.recordId}`;
     const ordered = target.ordering === 'record' && isRecordEvent(event);
     // An earlier event of this write already holds the record's place: no look-up needed.
-    const waitsFor = ordered && !plan.planned.has(key) ? await newestUnfinished(trx, caps, target.id, event.recordId) : null;
+    const probes = ordered && !plan.planned.has(key);
+    // Its look-up locks the job it finds: that needs a transaction.
+    if (probes && !trx.isTransaction) throw new NeedsTransaction('an ordered target');
+    const waitsFor = probes ? await newestUnfinished(trx, caps, target.id, event.recordId) : null;
     const held = ordered && (plan.planned.has(key) || waitsFor !== null);
     plan.planned.add(key);
     // Held jobs go out oldest id first (promoteHeld): this one's id sorts after the job it waits for, even when that
