@@ -16,8 +16,8 @@ export class NeedsTransaction extends Error {
 }
 
 /**
- * How many times one write runs at most. A run after the first reads afresh what was stale, so only a change that
- * commits again between that read and the inserts (milliseconds apart) makes it run once more.
+ * How many times one write runs at most: a guard. What throws RunAgain reads afresh on the next run, unchecked (the
+ * targets' cache does so for a second after a failed check), so a write runs twice at most in practice.
  */
 export const RUN_AGAIN_MAX = 5;
 

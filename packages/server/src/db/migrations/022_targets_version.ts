@@ -7,7 +7,9 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
  *
  * `targets_version` holds one row. A target inserted or deleted, or updated in anything but the columns delivery keeps
  * as it goes (a rate-limited target's bucket `rate_window`/`rate_used`, auto-disable's `failing_since`/
- * `failed_attempts`), adds one to it. A column added to `webhooks` later counts as a change without being named.
+ * `failed_attempts`), moves it up by a random step (1 to a million): a database that lost its last changes (a
+ * failover to a replica behind) and changes again does not come back to a number a process kept for other targets.
+ * A column added to `webhooks` later counts as a change without being named.
  *
  * The triggers are deferred to the commit: a transaction that changes several targets (auto-disable disables each
  * failing target in turn) takes the version row's lock last, after every target row it locks, so two such
@@ -25,7 +27,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`insert into targets_version (id, version) values (1, 0)`.execute(db);
   await sql`create function svc_targets_changed() returns trigger language plpgsql as $$
     begin
-      update targets_version set version = version + 1 where id = 1;
+      update targets_version set version = version + 1 + floor(random() * 1000000)::bigint where id = 1;
       return null;
     end $$`.execute(db);
   await sql`create function svc_targets_at(expected bigint) returns bigint language plpgsql stable as $$

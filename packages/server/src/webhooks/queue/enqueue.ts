@@ -155,7 +155,7 @@ async function planJobs(
     const ordered = target.ordering === 'record' && isRecordEvent(event);
     // An earlier event of this write already holds the record's place: no look-up needed.
     const probes = ordered && !plan.planned.has(key);
-    // Its look-up locks the job it finds: that needs a transaction.
+    // The look-up locks the job it finds: that needs a transaction.
     if (probes && !trx.isTransaction) throw new NeedsTransaction('an ordered target');
     const waitsFor = probes ? await newestUnfinished(trx, caps, target.id, event.recordId) : null;
     const held = ordered && (plan.planned.has(key) || waitsFor !== null);
