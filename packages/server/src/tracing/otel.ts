@@ -2,9 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { context, createTraceState, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { AlwaysOffSampler, AlwaysOnSampler, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-node';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, ATTR_URL_SCHEME } from '@opentelemetry/semantic-conventions';
+import { otlpExporter } from './otlp-exporter.js';
+import { protobufEncoding, type OtlpEncoding } from './otlp-encoding.js';
+import { jsonEncoding } from './otlp-json.js';
 import type { TracingSettings } from './settings.js';
+import { EncodingSpanProcessor } from './span-batches.js';
 import type { AttemptSpan, RequestSpan, TraceHeaders, TracingRuntime, WorkSpan } from './types.js';
 
 /**
@@ -59,6 +63,8 @@ function storedContext(stored: TraceHeaders): Context {
 const INVALID_TRACE_ID = '0'.repeat(32);
 const INVALID_SPAN_ID = '0'.repeat(16);
 
+const processor = <T>(encoding: OtlpEncoding<T>, settings: TracingSettings) => new EncodingSpanProcessor(encoding, otlpExporter(settings.url, encoding));
+
 export async function createOtelRuntime(settings: TracingSettings, logger: Logger): Promise<TracingRuntime> {
   // The SDK reports a failed export through diag, which logs nowhere by default: a collector that is down shows in
   // svc's log instead of silently dropping spans.
@@ -67,13 +73,10 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
     { error: (m, ...a) => log.warn({ detail: a }, m), warn: (m, ...a) => log.warn({ detail: a }, m), info: () => {}, debug: () => {}, verbose: () => {} },
     DiagLogLevel.WARN,
   );
-  // Only the exporter of the chosen protocol is loaded.
-  const { OTLPTraceExporter } = settings.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
-  const exporter: SpanExporter = new OTLPTraceExporter({ url: settings.url });
   const provider = new NodeTracerProvider({
     resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
     sampler: sampler(settings),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    spanProcessors: [settings.protocol === 'http/json' ? processor(jsonEncoding, settings) : processor(protobufEncoding, settings)],
   });
   // The W3C trace-context propagator as the global one, and no context manager: svc passes its spans by hand
   // (types.ts RequestSpan), so no AsyncLocalStorage hooks every promise of the process.
@@ -148,7 +151,7 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
       // Every attribute known at the start given at once: the SDK checks a set of them in one pass.
       const span = tracer.startSpan(
         name,
-        { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.PRODUCER, attributes: kind === 'client' ? { ...attributes, [ATTR_HTTP_REQUEST_METHOD]: 'POST' } : attributes },
+        { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.PRODUCER, attributes },
         stored,
       );
       return {

@@ -69,17 +69,19 @@ describe('tracing and broker clients are loaded lazily', () => {
     expect(off.modules.filter((m) => /\/(@nats-io|amqplib|redis|@redis)\//.test(m))).toEqual([]);
   }, 120_000);
 
-  it('with an endpoint the SDK and the protobuf exporter load, and the stop exports the spans (protobuf)', async () => {
+  it('with an endpoint the SDK and the OTLP/HTTP transport load, and the stop exports the spans (protobuf, decoded)', async () => {
     const collector = await startOtlpCollector();
     try {
       const on = await serve('on', { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
       expect(on.status).toBe('200');
       expect(on.modules.some((m) => m.includes('/@opentelemetry/sdk-trace-node/'))).toBe(true);
-      expect(on.modules.some((m) => m.includes('/@opentelemetry/exporter-trace-otlp-proto/'))).toBe(true);
-      expect(on.modules.some((m) => m.includes('/@opentelemetry/exporter-trace-otlp-http/'))).toBe(false);
-      // Protobuf by default: counted, not decoded.
+      expect(on.modules.some((m) => m.includes('/@opentelemetry/otlp-exporter-base/'))).toBe(true);
+      // Protobuf by default; the request's server span, in the trace its traceparent named.
       expect(collector.protobufRequests).toBeGreaterThan(0);
       expect(collector.jsonRequests).toBe(0);
+      expect(collector.spans).toContainEqual(
+        expect.objectContaining({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7', kind: 2, name: 'GET /readyz', serviceName: 'svc' }),
+      );
     } finally {
       await collector.close();
     }

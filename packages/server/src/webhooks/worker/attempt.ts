@@ -106,12 +106,19 @@ function attemptSpan(job: HeldJob, target: TargetRow, deps: AttemptDeps) {
   const runtime = tracing();
   if (runtime === null || !job.traceparent) return null;
   const parent = { traceparent: job.traceparent, tracestate: job.tracestate ?? null };
-  const common = { 'svc.delivery.id': job.id, 'svc.webhook.id': job.webhookId, 'svc.attempt.number': job.attemptCount + 1 };
   if (target.type === 'https') {
     if (target.url === null) return null;
-    // The host as the URL names it (the address dialled is in the attempt's record).
-    return runtime.startAttempt(parent, 'client', { 'server.address': hostOf(target.url), ...common });
+    // The host as the URL names it (the address dialled is in the attempt's record); every HTTPS attempt is a POST.
+    // One object literal, no spreads: this runs for every traced attempt.
+    return runtime.startAttempt(parent, 'client', {
+      'server.address': hostOf(target.url),
+      'http.request.method': 'POST',
+      'svc.delivery.id': job.id,
+      'svc.webhook.id': job.webhookId,
+      'svc.attempt.number': job.attemptCount + 1,
+    });
   }
+  const common = { 'svc.delivery.id': job.id, 'svc.webhook.id': job.webhookId, 'svc.attempt.number': job.attemptCount + 1 };
   const host = target.broker === null ? null : deps.brokerHost(target.broker);
   return runtime.startAttempt(parent, 'producer', {
     ...(host === null ? {} : { 'server.address': host }),
