@@ -108,14 +108,15 @@ export class ProtoWriter {
     this.pos += this.buf.write(s, this.pos, size, 'utf8');
   }
 
-  /** A trace or span id: lowercase hex as the SDK makes them (checked valid), written as its bytes. */
+  /** A trace or span id (hex, as the SDK makes them), written as its bytes. */
   hexBytes(hex: string): void {
     const n = hex.length >>> 1;
     this.varint(n);
     this.room(n);
     const buf = this.buf;
     let p = this.pos;
-    for (let i = 0; i < hex.length; i += 2) buf[p++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+    // n whole bytes, as the length says (an odd last digit is dropped, as the SDK's hexToBinary drops it).
+    for (let i = 0; i < n * 2; i += 2) buf[p++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
     this.pos = p;
   }
 

@@ -10,8 +10,9 @@ import type { OtlpEncoding, SpanGroup } from './otlp-encoding.js';
  * those objects outlive the young generation, and the collector promoting them cost ~24 µs a delivery in W4T's drain
  * (bench/README, twenty-second session). Here a span's OTLP bytes join the open batch in end() and the span is garbage
  * at once; an export sends a batch's bytes as they are. Its limits and timing are the standard processor's defaults:
- * batches of at most 512 spans, at most 2,048 waiting (later ones are dropped and counted), one export at a time, and
- * a batch that does not fill goes after five seconds.
+ * batches of at most 512 spans, at most 2,048 waiting (later ones are dropped and counted), one export at a time while
+ * spans flow (every waiting batch at once on a flush), a batch that does not fill goes after five seconds, and an
+ * export is given up after 30 s.
  */
 
 export interface EncodedBatch<T> {
@@ -35,12 +36,15 @@ export interface SpanBatchLimits {
 export const STANDARD_LIMITS: SpanBatchLimits = { maxBatch: 512, maxQueued: 2048, delayMs: 5000, exportTimeoutMs: 30_000 };
 
 export class EncodingSpanProcessor<T> implements SpanProcessor {
-  /** Full batches waiting their turn, then the open one (last). */
+  /** Full batches waiting their turn. */
   private readonly ready: Array<EncodedBatch<T>> = [];
+  /** The batch spans are added to. */
   private open: EncodedBatch<T> | null = null;
+  /** Spans in `ready` and `open` (not those being exported: as in the SDK's processor, a batch leaves the queue when it goes). */
   private queued = 0;
   private dropped = 0;
-  private exporting: Promise<void> | null = null;
+  /** Exports under way: one at a time while spans flow, every waiting batch at once on a flush. */
+  private readonly exporting = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopped: Promise<void> | null = null;
 
@@ -58,10 +62,7 @@ export class EncodingSpanProcessor<T> implements SpanProcessor {
       this.dropped++;
       return;
     }
-    if (this.dropped > 0) {
-      diag.warn(`Dropped ${this.dropped} spans: ${this.limits.maxQueued} were waiting for the collector`);
-      this.dropped = 0;
-    }
+    this.reportDropped();
     const batch = (this.open ??= { groups: [], count: 0 });
     const group = groupOf(batch, span.resource, span.instrumentationScope, this.encoding);
     group.spans = this.encoding.append(group.spans, span);
@@ -82,70 +83,83 @@ export class EncodingSpanProcessor<T> implements SpanProcessor {
     return (this.stopped ??= this.flushAll().then(() => this.exporter.shutdown()));
   }
 
+  private reportDropped(): void {
+    if (this.dropped === 0) return;
+    diag.warn(`Dropped ${this.dropped} spans: ${this.limits.maxQueued} were waiting for the collector`);
+    this.dropped = 0;
+  }
+
   /** A full batch goes at once (after the export under way); a partial one when the delay has passed. */
   private schedule(): void {
-    if (this.exporting) return;
-    if (this.ready.length > 0) {
-      void this.exportNext(false);
+    if (this.exporting.size > 0) return;
+    const batch = this.ready.shift();
+    if (batch !== undefined) {
+      this.start(batch);
       return;
     }
     if (this.timer === null && this.open !== null) {
       this.timer = setTimeout(() => {
         this.timer = null;
-        void this.exportNext(true);
+        if (this.exporting.size > 0 || this.open === null) return;
+        const partial = this.open;
+        this.open = null;
+        this.start(partial);
       }, this.limits.delayMs);
       this.timer.unref();
     }
   }
 
-  private take(partial: boolean): EncodedBatch<T> | null {
-    const batch = this.ready.shift() ?? (partial ? this.open : null);
-    if (batch === this.open) this.open = null;
-    return batch ?? null;
-  }
-
-  private exportNext(partial: boolean): Promise<void> {
-    const batch = this.take(partial);
-    if (batch === null) return Promise.resolve();
+  private start(batch: EncodedBatch<T>): Promise<void> {
+    this.queued -= batch.count;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    const run = this.send(batch)
+    const run: Promise<void> = this.send(batch)
       .catch((err: unknown) => diag.error('span export failed', err))
       .finally(() => {
-        this.queued -= batch.count;
-        this.exporting = null;
+        this.exporting.delete(run);
         this.schedule();
       });
-    this.exporting = run;
+    this.exporting.add(run);
     return run;
   }
 
-  private async send(batch: EncodedBatch<T>): Promise<void> {
-    // A resource still reading its attributes (an asynchronous detector) is waited for, as the SDK's processor does;
-    // otherwise the export starts in this turn.
-    const pending = batch.groups.filter((g) => g.resource.asyncAttributesPending).map((g) => g.resource.waitForAsyncAttributes?.());
-    if (pending.length > 0) await Promise.all(pending);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('Timeout')), this.limits.exportTimeoutMs);
-      this.exporter.export(batch, (result) => {
+  /** One batch to the exporter, given up after the export timeout (a resource still reading its attributes included). */
+  private send(batch: EncodedBatch<T>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`span export took more than ${this.limits.exportTimeoutMs} ms`)), this.limits.exportTimeoutMs);
+      const settle = (err?: unknown) => {
         clearTimeout(timer);
-        if (result.code === ExportResultCode.SUCCESS) resolve();
-        else reject(result.error ?? new Error('span export failed'));
-      });
+        if (err === undefined) resolve();
+        else reject(err instanceof Error ? err : new Error(String(err)));
+      };
+      const go = () => {
+        try {
+          this.exporter.export(batch, (result) => settle(result.code === ExportResultCode.SUCCESS ? undefined : (result.error ?? new Error('span export failed'))));
+        } catch (err) {
+          settle(err);
+        }
+      };
+      // A resource still reading its attributes (an asynchronous detector) is waited for, as the SDK's processor does;
+      // otherwise the export starts in this turn.
+      const pending = batch.groups.filter((g) => g.resource.asyncAttributesPending).map((g) => g.resource.waitForAsyncAttributes?.());
+      if (pending.length === 0) go();
+      else Promise.all(pending).then(go, settle);
     });
   }
 
-  /** Every span waiting now exported, one batch after another (spans that end meanwhile wait for their turn). */
+  /**
+   * Every span waiting when it is called, exported: the waiting batches all at once (as the SDK's processor flushes,
+   * so a shutdown while the collector is failing takes one export's time, not one per batch), and the exports already
+   * under way. Spans that end meanwhile are not waited for.
+   */
   private async flushAll(): Promise<void> {
     if (this.open !== null) {
       this.ready.push(this.open);
       this.open = null;
     }
-    const last = this.ready.at(-1);
-    while (this.exporting !== null || (last !== undefined && this.ready.includes(last))) {
-      if (this.exporting !== null) await this.exporting;
-      else await this.exportNext(false);
-    }
+    for (const batch of this.ready.splice(0)) this.start(batch);
+    this.reportDropped();
+    await Promise.all([...this.exporting]);
   }
 }
 

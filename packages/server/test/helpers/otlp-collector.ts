@@ -107,6 +107,8 @@ function fieldsOf(buf: Buffer): Field[] {
   const varint = (): bigint => {
     let result = 0n;
     for (let shift = 0n; ; shift += 7n) {
+      // A message cut short is an encoder's bug: fail loudly rather than read past the end.
+      if (pos >= buf.length) throw new Error('truncated protobuf: a varint runs past the end');
       const b = buf[pos++]!;
       result |= BigInt(b & 0x7f) << shift;
       if (b < 0x80) return result;
@@ -120,6 +122,7 @@ function fieldsOf(buf: Buffer): Field[] {
     else {
       const size = wire === 1 ? 8 : wire === 5 ? 4 : wire === 2 ? Number(varint()) : NaN;
       if (Number.isNaN(size)) throw new Error(`wire type ${wire} is not one OTLP uses`);
+      if (pos + size > buf.length) throw new Error(`truncated protobuf: field ${field} needs ${size} bytes, ${buf.length - pos} left`);
       out.push({ field, wire, varint: 0n, bytes: buf.subarray(pos, pos + size) });
       pos += size;
     }

@@ -1,4 +1,4 @@
-import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { createTraceState, diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -76,6 +76,8 @@ describe('OTLP encoding, a span at a time', () => {
     const [decoded] = decodeTraceRequest(ours);
     expect(decoded).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7', name: 'send wh.{collection}', serviceName: 'svc-test' });
     expect(decoded!.attributes).toMatchObject({ 'svc.attempt.number': 3, negative: -17, big: 2 ** 40, ratio: 0.25, yes: true, 'unicode.text': 'größe — 日本語 🚀', names: ['a', 'b', 'ç'] });
+    // A request cut short fails the collector's decoding instead of passing as fewer spans.
+    expect(() => decodeTraceRequest(ours.subarray(0, ours.length - 3))).toThrow(/truncated/);
   });
 
   it('JSON: the same value as the SDK serializer', () => {
@@ -136,20 +138,24 @@ describe('EncodingSpanProcessor', () => {
     expect(calls.flatMap((c) => spanIds(c.batch))).toEqual(spans.slice(0, 23).map((s) => s.spanContext().spanId));
   });
 
-  it('past the queue limit spans are dropped until an export frees room', async () => {
+  it('past the queue limit spans are dropped until an export frees room (a batch being exported is out of the queue)', async () => {
     const { calls, exporter, answer } = heldExporter();
+    const warn = vi.spyOn(diag, 'warn');
     const p = new EncodingSpanProcessor(jsonEncoding, exporter, limits);
     for (const s of spans.slice(0, 40)) p.onEnd(s);
+    // The first ten went to the exporter; 25 more wait (10, 10 and 5), the last 5 were dropped.
     expect(calls).toHaveLength(1);
-    answer(0);
-    await vi.advanceTimersByTimeAsync(0);
-    answer(1);
-    await vi.advanceTimersByTimeAsync(0);
-    // 25 were kept (10 + 10 + 5), 15 dropped; room again for the next.
+    for (let i = 0; i < 3; i++) {
+      answer(i);
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    expect(calls.map((c) => c.batch.count)).toEqual([10, 10, 10]);
     for (const s of spans.slice(40, 42)) p.onEnd(s);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^Dropped 5 spans/));
     await vi.advanceTimersByTimeAsync(5000);
-    expect(calls.map((c) => c.batch.count)).toEqual([10, 10, 7]);
-    expect(spanIds(calls[2]!.batch).slice(5)).toEqual(spans.slice(40, 42).map((s) => s.spanContext().spanId));
+    expect(calls.map((c) => c.batch.count)).toEqual([10, 10, 10, 7]);
+    expect(spanIds(calls[3]!.batch)).toEqual([...spans.slice(30, 35), ...spans.slice(40, 42)].map((s) => s.spanContext().spanId));
+    warn.mockRestore();
   });
 
   it('spans that were not sampled are not exported', async () => {
@@ -182,17 +188,50 @@ describe('EncodingSpanProcessor', () => {
     expect(calls).toHaveLength(3);
   });
 
-  it('a failed or timed-out export is given up and the next batch still goes', async () => {
+  it('a failed, timed-out or throwing export is given up and the next batch still goes', async () => {
     const { calls, exporter, answer } = heldExporter();
     const p = new EncodingSpanProcessor(jsonEncoding, exporter, { ...limits, exportTimeoutMs: 1000 });
     for (const s of spans.slice(0, 30)) p.onEnd(s);
     answer(0, ExportResultCode.FAILED);
     await vi.advanceTimersByTimeAsync(0);
     expect(calls).toHaveLength(2);
-    // The second export never answers: after its timeout the third batch (5 spans, not full) waits its delay and goes.
-    await vi.advanceTimersByTimeAsync(1000);
+    // The second export never answers: after its timeout the third goes.
+    await vi.advanceTimersByTimeAsync(999);
     expect(calls).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(5000);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls.map((c) => c.batch.count)).toEqual([10, 10, 10]);
+    answer(2);
+    // An exporter that throws: the batch is given up at once, no timer left behind.
+    const throwing = new EncodingSpanProcessor(jsonEncoding, { export: () => { throw new Error('boom'); }, shutdown: async () => {} }, limits);
+    for (const s of spans.slice(0, 10)) throwing.onEnd(s);
+    await vi.advanceTimersByTimeAsync(0);
+    await throwing.shutdown();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('forceFlush under a steady flow of spans waits only for the spans that had ended when it was called', async () => {
+    const { calls, exporter, answer } = heldExporter();
+    const p = new EncodingSpanProcessor(jsonEncoding, exporter, limits);
+    for (const s of spans.slice(0, 25)) p.onEnd(s);
+    let flushed = false;
+    void p.forceFlush().then(() => (flushed = true));
+    // Everything waiting went at once: the batch under way, then 10 and 5 together.
     expect(calls.map((c) => c.batch.count)).toEqual([10, 10, 5]);
+    for (const s of spans.slice(25, 60)) p.onEnd(s);
+    for (const i of [0, 1, 2]) answer(i);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(flushed).toBe(true);
+  });
+
+  it('a shutdown while exports hang takes one export timeout, not one per batch', async () => {
+    const { calls, exporter } = heldExporter();
+    const p = new EncodingSpanProcessor(jsonEncoding, exporter, { ...limits, maxQueued: 100, exportTimeoutMs: 1000 });
+    for (const s of spans.slice(0, 45)) p.onEnd(s);
+    let stopped = false;
+    void p.shutdown().then(() => (stopped = true));
+    expect(calls).toHaveLength(5);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(stopped).toBe(true);
+    expect(exporter.shutdown).toHaveBeenCalledOnce();
   });
 });
