@@ -1,9 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { context, createTraceState, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-node';
+import { AlwaysOffSampler, AlwaysOnSampler, NodeTracerProvider, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-node';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, ATTR_URL_SCHEME } from '@opentelemetry/semantic-conventions';
+import { systemClock } from '../lib/clock.js';
+import { startAttemptSpan, type AttemptSpanSource } from './attempt-spans.js';
 import { otlpExporter } from './otlp-exporter.js';
 import { protobufEncoding, type OtlpEncoding } from './otlp-encoding.js';
 import { jsonEncoding } from './otlp-json.js';
@@ -16,7 +18,33 @@ import type { AttemptSpan, RequestSpan, TraceHeaders, TracingRuntime, WorkSpan }
  * the one module of svc that imports @opentelemetry/* at run time.
  */
 
-function sampler(settings: TracingSettings): Sampler {
+/**
+ * The configured sampler's decision for an attempt's span, as the SDK's samplers decide it: `parent` is the stored
+ * context's trace flags (a remote parent), or null when there is none. The parent-based samplers follow a remote
+ * parent's sampled flag (their defaults for one) and ask their root sampler only for a new trace.
+ */
+export function attemptSampling(settings: TracingSettings): AttemptSpanSource['sampled'] {
+  const ratio = new TraceIdRatioBasedSampler(settings.ratio);
+  const byRatio = (traceId: string) => ratio.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
+  const parentSampled = (parent: number) => (parent & TraceFlags.SAMPLED) !== 0;
+  switch (settings.sampler) {
+    case 'always_on':
+      return () => true;
+    case 'always_off':
+      return () => false;
+    case 'traceidratio':
+      return byRatio;
+    case 'parentbased_always_on':
+      return (_, parent) => (parent === null ? true : parentSampled(parent));
+    case 'parentbased_always_off':
+      return (_, parent) => (parent === null ? false : parentSampled(parent));
+    case 'parentbased_traceidratio':
+      return (traceId, parent) => (parent === null ? byRatio(traceId) : parentSampled(parent));
+  }
+}
+
+/** The SDK's sampler for svc's other spans (requests, a write's transaction). */
+export function sampler(settings: TracingSettings): Sampler {
   const ratio = new TraceIdRatioBasedSampler(settings.ratio);
   switch (settings.sampler) {
     case 'always_on':
@@ -36,33 +64,6 @@ function sampler(settings: TracingSettings): Sampler {
 
 const hex2 = (n: number) => n.toString(16).padStart(2, '0');
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-
-/**
- * A context whose span is the one a stored `traceparent` names (version 00, as svc stores it), remote; the root
- * context when it names none valid (a new trace then starts, as the propagator would).
- */
-function storedContext(stored: TraceHeaders): Context {
-  const m = TRACEPARENT.exec(stored.traceparent);
-  if (m === null) return ROOT_CONTEXT;
-  const traceId = m[1]!;
-  const spanId = m[2]!;
-  // The pattern has checked both are lowercase hex of the right length; all zeros is the one invalid value left
-  // (what isSpanContextValid would test again with two more patterns, for every attempt).
-  if (traceId === INVALID_TRACE_ID || spanId === INVALID_SPAN_ID) return ROOT_CONTEXT;
-  const spanContext = {
-    traceId,
-    spanId,
-    traceFlags: parseInt(m[3]!, 16),
-    isRemote: true,
-    ...(stored.tracestate === null ? {} : { traceState: createTraceState(stored.tracestate) }),
-  };
-  return trace.setSpanContext(ROOT_CONTEXT, spanContext);
-}
-
-const INVALID_TRACE_ID = '0'.repeat(32);
-const INVALID_SPAN_ID = '0'.repeat(16);
-
 const processor = <T>(encoding: OtlpEncoding<T>, settings: TracingSettings) => new EncodingSpanProcessor(encoding, otlpExporter(settings.url, encoding));
 
 export async function createOtelRuntime(settings: TracingSettings, logger: Logger): Promise<TracingRuntime> {
@@ -73,15 +74,15 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
     { error: (m, ...a) => log.warn({ detail: a }, m), warn: (m, ...a) => log.warn({ detail: a }, m), info: () => {}, debug: () => {}, verbose: () => {} },
     DiagLogLevel.WARN,
   );
-  const provider = new NodeTracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
-    sampler: sampler(settings),
-    spanProcessors: [settings.protocol === 'http/json' ? processor(jsonEncoding, settings) : processor(protobufEncoding, settings)],
-  });
+  const resource = defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }));
+  const spans = settings.protocol === 'http/json' ? processor(jsonEncoding, settings) : processor(protobufEncoding, settings);
+  const provider = new NodeTracerProvider({ resource, sampler: sampler(settings), spanLimits: settings.limits, spanProcessors: [spans] });
   // The W3C trace-context propagator as the global one, and no context manager: svc passes its spans by hand
   // (types.ts RequestSpan), so no AsyncLocalStorage hooks every promise of the process.
   provider.register({ contextManager: null });
   const tracer = provider.getTracer('svc');
+  // The attempts' spans: the same sampling, limits, resource and scope, ended into the same processor (attempt-spans.ts).
+  const attempts: AttemptSpanSource = { sampled: attemptSampling(settings), limits: settings.limits, clock: systemClock, resource, scope: { name: 'svc' }, processor: spans };
   // The context of a request's span, for its children.
   const requestContexts = new WeakMap<RequestSpan, Context>();
 
@@ -141,33 +142,12 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
       }
     },
     startAttempt(parent, kind, attributes): AttemptSpan {
-      // The stored context as the write's request would have sent it: its sampled flag decides this span's sampling
-      // (the parent-based samplers), so a trace is kept or dropped as a whole, however much later the attempt runs.
-      // Read by hand, not by the propagator: an attempt is a few hundred microseconds, and this runs for every one.
-      const stored = storedContext(parent);
       // HTTP client spans are named by the method (semantic conventions; the URL may carry secrets and is left out),
-      // producer spans `send <destination>` (the target's template: one name for all its messages).
-      const name = kind === 'client' ? 'POST' : `send ${attributes['messaging.destination.name'] ?? ''}`.trim();
-      // Every attribute known at the start given at once: the SDK checks a set of them in one pass.
-      const span = tracer.startSpan(
-        name,
-        { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.PRODUCER, attributes },
-        stored,
-      );
-      return {
-        headers: headersOf(span),
-        end(result) {
-          // null (a broker's acceptance) leaves the status unset, as for any span that did not fail.
-          if (result !== null && 'statusCode' in result) {
-            span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.statusCode);
-            // Anything but 2xx fails the delivery (decision.ts), so it is the attempt span's error too.
-            if (result.statusCode < 200 || result.statusCode > 299) span.setAttribute(ATTR_ERROR_TYPE, String(result.statusCode)).setStatus({ code: SpanStatusCode.ERROR });
-          } else if (result !== null) {
-            span.setAttribute(ATTR_ERROR_TYPE, result.error).setStatus({ code: SpanStatusCode.ERROR, message: result.error });
-          }
-          span.end();
-        },
-      };
+      // producer spans `send <destination>` (the target's template: one name for all its messages). The stored
+      // context's sampled flag decides this span's sampling (the parent-based samplers), so a trace is kept or dropped
+      // as a whole, however much later the attempt runs.
+      if (kind === 'client') return startAttemptSpan(attempts, parent, 'POST', SpanKind.CLIENT, attributes);
+      return startAttemptSpan(attempts, parent, `send ${attributes['messaging.destination.name'] ?? ''}`.trim(), SpanKind.PRODUCER, attributes);
     },
     async shutdown() {
       try {

@@ -16,6 +16,8 @@ export interface TracingSettings {
   readonly sampler: Sampler;
   /** The ratio of the traceidratio samplers (1 when unset). */
   readonly ratio: number;
+  /** The span limits svc applies (the SDK's defaults: 128 attributes, values uncut). */
+  readonly limits: { readonly attributeCountLimit: number; readonly attributeValueLengthLimit: number };
 }
 
 /** Every variable this reads, for the docs and the README's table. */
@@ -27,6 +29,10 @@ export const TRACING_VARIABLES = [
   'OTEL_TRACES_SAMPLER',
   'OTEL_TRACES_SAMPLER_ARG',
   'OTEL_SDK_DISABLED',
+  'OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT',
+  'OTEL_ATTRIBUTE_COUNT_LIMIT',
+  'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT',
+  'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT',
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -45,6 +51,17 @@ function httpUrl(name: string, raw: string): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http: or https: URL (svc exports over OTLP/HTTP)');
   return url;
+}
+
+/** The first of the variables that is set, as a whole number of at least `min`; `fallback` when none is. */
+function limit(env: Env, names: readonly string[], min: 0 | 1, fallback: number): number {
+  for (const name of names) {
+    const raw = set(env, name);
+    if (raw === null) continue;
+    if (!/^\d+$/.test(raw) || Number(raw) < min) throw new ConfigError(name, `must be a whole number of at least ${min}, got "${raw}"`);
+    return Number(raw);
+  }
+  return fallback;
 }
 
 /**
@@ -80,6 +97,13 @@ export function tracingSettings(env: Env): TracingSettings | null {
   if (traces !== null) url = httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces).href;
   else if (base !== null) url = `${httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', base).href.replace(/\/$/, '')}/v1/traces`;
 
+  // The span-specific limit first, then the general one (the SDK's order); svc passes them to the SDK itself, so every
+  // span, the attempts' own included, has the same limits.
+  const limits = Object.freeze({
+    attributeCountLimit: limit(env, ['OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT'], 0, 128),
+    attributeValueLengthLimit: limit(env, ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'], 1, Infinity),
+  });
+
   if (url === null || disabled?.toLowerCase() === 'true') return null;
-  return Object.freeze({ url, protocol: protocolRaw, serviceName, sampler, ratio });
+  return Object.freeze({ url, protocol: protocolRaw, serviceName, sampler, ratio, limits });
 }

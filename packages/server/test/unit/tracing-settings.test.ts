@@ -25,7 +25,16 @@ describe('OTEL_* settings', () => {
       serviceName: 'svc',
       sampler: 'parentbased_always_on',
       ratio: 1,
+      limits: { attributeCountLimit: 128, attributeValueLengthLimit: Infinity },
     });
+  });
+
+  it('read the span limits, the span-specific variable before the general one', () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    expect(tracingSettings({ ...base, OTEL_ATTRIBUTE_COUNT_LIMIT: '10', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '64' })?.limits).toEqual({ attributeCountLimit: 10, attributeValueLengthLimit: 64 });
+    expect(
+      tracingSettings({ ...base, OTEL_ATTRIBUTE_COUNT_LIMIT: '10', OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '0', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '64', OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '8' })?.limits,
+    ).toEqual({ attributeCountLimit: 0, attributeValueLengthLimit: 8 });
   });
 
   it('use the traces endpoint as given, before the base one', () => {
@@ -50,6 +59,10 @@ describe('OTEL_* settings', () => {
     [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' }, 'OTEL_TRACES_SAMPLER_ARG'],
     [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'half' }, 'OTEL_TRACES_SAMPLER_ARG'],
     [{ OTEL_SDK_DISABLED: 'yes' }, 'OTEL_SDK_DISABLED'],
+    [{ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '-1' }, 'OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT'],
+    [{ OTEL_ATTRIBUTE_COUNT_LIMIT: 'many' }, 'OTEL_ATTRIBUTE_COUNT_LIMIT'],
+    [{ OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '0' }, 'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT'],
+    [{ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '1.5' }, 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
     [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://127.0.0.1/x' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
   ])('refuse %j naming %s, with or without an endpoint', (env, variable) => {
