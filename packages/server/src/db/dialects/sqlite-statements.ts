@@ -1,4 +1,5 @@
 import type SQLite from 'better-sqlite3';
+import { LruCache } from '../../lib/lru.js';
 
 /**
  * Starts the text of a statement whose rows arrive as arrays of their values (DialectCapabilities.arrayRows):
@@ -11,18 +12,12 @@ export const ARRAY_ROWS = '/* rows as arrays */ ';
  * statements, and their texts are stable (values are parameters). One cache per connection.
  */
 export function statementCache(native: SQLite.Database, size: number): (text: string) => SQLite.Statement {
-  const cache = new Map<string, SQLite.Statement>();
-  return (text) => {
-    let stmt = cache.get(text);
-    if (stmt) {
-      cache.delete(text);
-    } else {
-      stmt = native.prepare(text);
+  const cache = new LruCache<string, SQLite.Statement>(size);
+  return (text) =>
+    cache.getOrSet(text, () => {
+      const stmt = native.prepare(text);
       // The text is the key, so a statement prepared for arrays is only ever run for arrays.
       if (stmt.reader && text.startsWith(ARRAY_ROWS)) stmt.raw(true);
-      if (cache.size >= size) cache.delete(cache.keys().next().value!);
-    }
-    cache.set(text, stmt);
-    return stmt;
-  };
+      return stmt;
+    });
 }

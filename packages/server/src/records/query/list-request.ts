@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { decodeCursor } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
+import { LruCache } from '../../lib/lru.js';
 import type { Collection } from '../collections-store.js';
 import { recordPageJson } from '../record-page.js';
 import { filterOrThrow, type Filter } from './check.js';
@@ -27,20 +28,7 @@ const REC_ID = idPattern('rec');
  * Checked filters and sorts by collection version and text: a client repeating a query (a dashboard, a poller) skips
  * parsing and checking. Faults are not kept; they throw on every request.
  */
-const checked = new Map<string, { filter: Filter | null; sort: SortKey[] }>();
-const CHECKED_CACHE_SIZE = 256;
-
-function checkedQuery(key: string, check: () => { filter: Filter | null; sort: SortKey[] }): { filter: Filter | null; sort: SortKey[] } {
-  let entry = checked.get(key);
-  if (entry) {
-    checked.delete(key);
-  } else {
-    entry = check();
-    if (checked.size >= CHECKED_CACHE_SIZE) checked.delete(checked.keys().next().value!);
-  }
-  checked.set(key, entry);
-  return entry;
-}
+const checked = new LruCache<string, { filter: Filter | null; sort: SortKey[] }>(256);
 
 /** A cursor issued for a filter or sort, brought to the list without them: another query's cursor (SPEC §8). */
 function refuseKeysetCursor(raw: string): void {
@@ -100,7 +88,7 @@ async function listPage(database: Database, collection: Collection, p: ListParam
   const filterText = p.filter ?? '';
   const sortText = p.sort ?? '';
   const cacheKey = `${collection.name}\u0000${collection.createdAt}\u0000${collection.updatedAt}\u0000${filterText}\u0000${sortText}`;
-  const { filter, sort } = checkedQuery(cacheKey, () => ({
+  const { filter, sort } = checked.getOrSet(cacheKey, () => ({
     // Blank (the grammar's whitespace only) is no filter, like an empty one.
     filter: /^[ \t\n\r]*$/.test(filterText) ? null : filterOrThrow(filterText, collection.fields),
     sort: parseSort(p.sort, collection.fields),

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import { sqlOnce } from '../../db/compiled.js';
+import { LruCache } from '../../lib/lru.js';
 import type { QueryDialect } from '../../db/dialects/types.js';
 import type { RecordsTable, Tables } from '../../db/tables.js';
 import { COLLECTION_NAME } from '../fields.js';
@@ -21,20 +22,12 @@ export interface RecordQuery {
 }
 
 const STATEMENT_CACHE_SIZE = 256;
-const statements = new WeakMap<Kysely<Tables>, Map<string, CompiledQuery<Record<string, unknown>>>>();
+const statements = new WeakMap<Kysely<Tables>, LruCache<string, CompiledQuery<Record<string, unknown>>>>();
 
 function firstPageStatement(db: Kysely<Tables>, key: string, build: () => CompiledQuery<Record<string, unknown>>): CompiledQuery<Record<string, unknown>> {
   let byKey = statements.get(db);
-  if (!byKey) statements.set(db, (byKey = new Map()));
-  let stmt = byKey.get(key);
-  if (stmt) {
-    byKey.delete(key);
-  } else {
-    stmt = build();
-    if (byKey.size >= STATEMENT_CACHE_SIZE) byKey.delete(byKey.keys().next().value!);
-  }
-  byKey.set(key, stmt);
-  return stmt;
+  if (!byKey) statements.set(db, (byKey = new LruCache(STATEMENT_CACHE_SIZE)));
+  return byKey.getOrSet(key, build);
 }
 
 /** The collection as a constant: a partial index (WHERE collection = '…') is used only by queries naming it so. */
