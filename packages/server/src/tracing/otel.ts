@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
+import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Logger } from 'pino';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, NodeTracerProvider, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-node';
@@ -14,14 +15,16 @@ import { EncodingSpanProcessor } from './span-batches.js';
 import type { AttemptSpan, RequestSpan, TraceHeaders, TracingRuntime, WorkSpan } from './types.js';
 
 /**
- * The OpenTelemetry SDK behind tracing.ts. Only ever loaded by its dynamic import(), when an endpoint is set: this is
- * the one module of svc that imports @opentelemetry/* at run time.
+ * The OpenTelemetry SDK behind tracing.ts. Only ever loaded by its dynamic import(), when an endpoint is set: this
+ * module and those only it imports (attempt-spans.ts, the encoding and the exporter) are svc's only ones that import
+ * @opentelemetry/* at run time.
  */
 
 /**
- * The configured sampler's decision for an attempt's span, as the SDK's samplers decide it: `parent` is the stored
- * context's trace flags (a remote parent), or null when there is none. The parent-based samplers follow a remote
- * parent's sampled flag (their defaults for one) and ask their root sampler only for a new trace.
+ * The configured sampler's decision for an attempt's span, as the SDK's samplers below decide it: `parent` is the
+ * stored context's trace flags (a remote parent), or null when there is none. The parent-based samplers follow a
+ * remote parent's sampled flag (their defaults for one: `sampler()` gives them no other) and ask their root sampler
+ * only for a new trace. attempt-spans.test.ts holds the two functions to the same decisions; change them together.
  */
 export function attemptSampling(settings: TracingSettings): AttemptSpanSource['sampled'] {
   const ratio = new TraceIdRatioBasedSampler(settings.ratio);
@@ -82,7 +85,10 @@ export async function createOtelRuntime(settings: TracingSettings, logger: Logge
   provider.register({ contextManager: null });
   const tracer = provider.getTracer('svc');
   // The attempts' spans: the same sampling, limits, resource and scope, ended into the same processor (attempt-spans.ts).
-  const attempts: AttemptSpanSource = { sampled: attemptSampling(settings), limits: settings.limits, clock: systemClock, resource, scope: { name: 'svc' }, processor: spans };
+  // The tracer's own scope object: a request groups spans by resource and scope as the SDK's serializer does, by
+  // identity, so attempts share their ScopeSpans with the SDK's spans.
+  const scope = (tracer as unknown as { readonly instrumentationScope: InstrumentationScope }).instrumentationScope;
+  const attempts: AttemptSpanSource = { sampled: attemptSampling(settings), limits: settings.limits, clock: systemClock, resource, scope, processor: spans };
   // The context of a request's span, for its children.
   const requestContexts = new WeakMap<RequestSpan, Context>();
 

@@ -164,13 +164,10 @@ export class EncodingSpanProcessor<T> implements SpanProcessor {
 }
 
 function groupOf<T>(batch: EncodedBatch<T>, resource: Resource, scope: InstrumentationScope, encoding: OtlpEncoding<T>): SpanGroup<T> {
-  // One resource and one scope in svc: the first group is nearly always the one. A scope is compared by what is
-  // encoded of it (the attempts' spans name the tracer's scope by an object of their own: attempt-spans.ts).
-  for (const g of batch.groups) if (g.resource === resource && sameScope(g.scope, scope)) return g;
+  // One tracer and one resource in svc: the first group is nearly always the one. By identity, as the SDK's serializer
+  // groups (attempt-spans.ts hands over the tracer's own scope object).
+  for (const g of batch.groups) if (g.resource === resource && g.scope === scope) return g;
   const group: SpanGroup<T> = { resource, scope, spans: encoding.empty() };
   batch.groups.push(group);
   return group;
 }
-
-const sameScope = (a: InstrumentationScope, b: InstrumentationScope): boolean =>
-  a === b || (a.name === b.name && a.version === b.version && a.schemaUrl === b.schemaUrl);

@@ -1,10 +1,14 @@
 import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type SpanContext } from '@opentelemetry/api';
+import type { InstrumentationScope } from '@opentelemetry/core';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SamplingDecision, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/clock.js';
 import { startAttemptSpan, type AttemptSpanSource, type SpanLimits } from '../../src/tracing/attempt-spans.js';
-import { protobufEncoding } from '../../src/tracing/otlp-encoding.js';
+import { protobufEncoding, type SpanGroup } from '../../src/tracing/otlp-encoding.js';
+import type { ProtoWriter } from '../../src/tracing/proto-writer.js';
+import { EncodingSpanProcessor } from '../../src/tracing/span-batches.js';
 import { attemptSampling, sampler } from '../../src/tracing/otel.js';
 import type { Sampler as SamplerName, TracingSettings } from '../../src/tracing/settings.js';
 import type { TraceHeaders } from '../../src/tracing/types.js';
@@ -197,6 +201,64 @@ describe('attempt spans without the SDK tracer', () => {
       if (stored !== GARBLED) expect(traceId).toBe(theirs.context.traceId);
       expect(ours.headers.tracestate).toBe(theirs.context.traceState?.serialize() ?? null);
     }
+  });
+
+  it('decide sampling through the stored context as the SDK did: odd flags, invalid and garbled parents, every sampler', () => {
+    const stored: TraceHeaders[] = [
+      SAMPLED,
+      UNSAMPLED,
+      INVALID,
+      GARBLED,
+      { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03', tracestate: null },
+      { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-02', tracestate: null },
+      { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-ff', tracestate: 'k=v' },
+      { traceparent: '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01', tracestate: null },
+      { traceparent: '01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: null },
+      { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01', tracestate: null },
+    ];
+    for (const name of SAMPLERS) {
+      for (const ratio of [0, 0.5, 1]) {
+        const settings = settingsOf(name, ratio);
+        for (const parent of stored) {
+          const theirs = sdkAttempt(settings, parent, 'POST', SpanKind.CLIENT, HTTPS, { statusCode: 200 });
+          const ours = ourAttempt(settings, parent, 'POST', SpanKind.CLIENT, HTTPS, { statusCode: 200 });
+          const what = `${name} ${ratio} ${parent.traceparent}`;
+          const ourTrace = ours.headers.traceparent.slice(3, 35);
+          // No valid parent: each side starts a trace with an id of its own, which a ratio of ½ decides by chance.
+          if (ourTrace !== theirs.context.traceId && ratio === 0.5 && name.endsWith('traceidratio')) continue;
+          expect(ours.ended.length, what).toBe(theirs.ended.length);
+          expect(ours.headers.traceparent.slice(-2), what).toBe(theirs.context.traceFlags === 1 ? '01' : '00');
+          // A valid parent's trace continues (sampled or not); an invalid one starts a trace of its own on both sides.
+          expect(ourTrace === theirs.context.traceId, what).toBe(parent.traceparent.includes(theirs.context.traceId));
+          expect(ours.ended[0]?.parentSpanContext?.spanId, what).toBe(theirs.ended[0]?.parentSpanContext?.spanId);
+        }
+      }
+    }
+  });
+
+  it('share one ScopeSpans with the SDK spans of a batch: the request is what the SDK serializer makes of the same spans', async () => {
+    const requests: Buffer[] = [];
+    const processor = new EncodingSpanProcessor(protobufEncoding, {
+      export(batch, done) {
+        requests.push(Buffer.from(protobufEncoding.request(batch.groups as Array<SpanGroup<ProtoWriter>>)));
+        done({ code: 0 });
+      },
+      shutdown: async () => {},
+    });
+    const ended: ReadableSpan[] = [];
+    const both: SpanProcessor = { onStart() {}, onEnd: (s) => void (ended.push(s), processor.onEnd(s)), forceFlush: () => processor.forceFlush(), shutdown: () => processor.shutdown() };
+    const provider = new BasicTracerProvider({ resource, spanProcessors: [both] });
+    const tracer = provider.getTracer('svc');
+    const scope = (tracer as unknown as { instrumentationScope: InstrumentationScope }).instrumentationScope;
+    const source: AttemptSpanSource = { sampled: () => true, limits: DEFAULT_LIMITS, clock: systemClock, resource, scope, processor: both };
+    tracer.startSpan('GET /readyz', { kind: SpanKind.SERVER }).end();
+    startAttemptSpan(source, SAMPLED, 'POST', SpanKind.CLIENT, HTTPS).end({ statusCode: 204 });
+    tracer.startSpan('svc.transaction').end();
+    startAttemptSpan(source, SAMPLED, 'send orders', SpanKind.PRODUCER, { 'svc.attempt.number': 2 }).end({ error: 'timeout' });
+    await processor.forceFlush();
+    expect(ended).toHaveLength(4);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.equals(Buffer.from(ProtobufTraceSerializer.serializeRequest(ended)!))).toBe(true);
   });
 
   it('end once: a second end records nothing more', () => {
