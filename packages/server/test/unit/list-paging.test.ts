@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeCursor, listJson, pageWithin } from '../../src/lib/cursor.js';
+import { encodeCursor, listJson, pageWithin, splicedItemBytes, splicedListBytes } from '../../src/lib/cursor.js';
 
 /** Items whose JSON is a string of the given length; ids sort like record ids. */
 const itemsOf = (sizes: number[]) => sizes.map((n, i) => ({ id: `rec_${String(i).padStart(26, '0')}`, json: JSON.stringify('x'.repeat(Math.max(0, n - 2))) }));
@@ -33,5 +33,35 @@ describe('pageWithin', () => {
         expect(seen).toEqual(all.map((r) => r.id));
       }),
     );
+  });
+});
+
+describe('splicedListBytes', () => {
+  const head = (i: number) => `{"id":"rec_${String(i).padStart(26, '0')}","version":${i + 1},"data":`;
+
+  it('is listJson of the items\' texts, byte for byte, for any stored data, cursor and count', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.jsonValue(), { maxLength: 12 }),
+        fc.option(fc.string({ unit: 'grapheme', maxLength: 30 }), { nil: null }),
+        fc.option(fc.nat(), { nil: null }),
+        (values, cursor, count) => {
+          const items = values.map((v, i) => {
+            const data = JSON.stringify({ v, text: 'größe 日本 🚀' });
+            return { head: head(i), data, dataBytes: Buffer.byteLength(data) };
+          });
+          const text = listJson(items.map((i) => `${i.head}${i.data}}`), cursor);
+          const expected = count === null ? text : `${text.slice(0, -1)},"totalCount":${count}}`;
+          const bytes = splicedListBytes(items, cursor, count);
+          expect(bytes.equals(Buffer.from(expected))).toBe(true);
+          expect(items.reduce((n, i) => n + splicedItemBytes(i), 0) + Math.max(0, items.length - 1)).toBe(Buffer.byteLength(listJson(items.map((i) => `${i.head}${i.data}}`), null)) - listJson([], null).length);
+        },
+      ),
+    );
+  });
+
+  it('refuses a head that is not ASCII rather than send a page counted short', () => {
+    const data = '{"a":1}';
+    expect(() => splicedListBytes([{ head: '{"id":"é","data":', data, dataBytes: Buffer.byteLength(data) }], null)).toThrow(/not ASCII/);
   });
 });

@@ -45,7 +45,7 @@ function refuseKeysetCursor(raw: string): void {
  * One page of a collection's records for the public list and its admin twin. Without filter, sort, fields or count
  * it is the plain page in id order (its cursors are the same either way, as id order has no other sort values).
  */
-export async function listRecordsJson(ctx: Context, collection: Collection, p: ListParams): Promise<string> {
+export async function listRecordsJson(ctx: Context, collection: Collection, p: ListParams): Promise<Buffer> {
   const { database } = ctx;
   // 128 bits of a MAC under a key of its own (derived from SVC_SECRET_KEY): cursors stay short.
   const mac = (text: string) => ctx.box.derive('records cursor', text).slice(0, 22);
@@ -72,7 +72,7 @@ async function startOf(database: Database, collection: string, sort: readonly So
   return { id: keyset.id, values: keyset.values, loose: keyset.cut.keys[0]! };
 }
 
-async function listPage(database: Database, collection: Collection, p: ListParams, maxBytes: number, mac: (text: string) => string): Promise<string> {
+async function listPage(database: Database, collection: Collection, p: ListParams, maxBytes: number, mac: (text: string) => string): Promise<Buffer> {
   // Filters, sorts and counts can read a whole collection: they run where a query can be stopped (database.queries:
   // SQLite's reader threads, PostgreSQL's pool with statement_timeout). The plain page reads at most limit + 1 rows
   // along the primary key and only the bytes that fit (record-page.ts): bounded, it stays on the main connection,

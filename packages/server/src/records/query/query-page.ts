@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { QueryDialect } from '../../db/dialects/types.js';
 import type { RecordsTable, Tables } from '../../db/tables.js';
 import { iso } from '../../lib/clock.js';
-import { CURSOR_MAX_CHARS, LIST_FRAME_MIN_BYTES, encodeCursor, listJson, pageWithin } from '../../lib/cursor.js';
+import { CURSOR_MAX_CHARS, LIST_FRAME_MIN_BYTES, encodeCursor, pageWithin, splicedItemBytes, splicedListBytes } from '../../lib/cursor.js';
 import { countMatching, listMatching, listRecordsByIds, type MatchingRow, type RecordQuery } from './records-query-store.js';
 import { encodeKeyset, type KeysetBinding } from './keyset-cursor.js';
 
@@ -31,16 +31,15 @@ function project(data: string, keep: readonly string[]): string {
 }
 
 /**
- * A filtered, sorted page as JSON text. One statement finds the matching rows with their sizes and sort values (for
+ * A filtered, sorted page as JSON (its bytes, lib/cursor.ts splicedListBytes). One statement finds the matching rows with their sizes and sort values (for
  * the cursor), and the data of those small enough that `limit + 1` of them fit in `maxBytes`; a larger record is read
  * afterwards, and only when the page has room for it (as recordPageJson does for every row).
  */
-export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, o: QueryPageOptions): Promise<string> {
+export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, o: QueryPageOptions): Promise<Buffer> {
   const sizes = await listMatching(db, q, query, o.limit + 1, o.maxBytes / (o.limit + 1));
   const total = o.count ? await countMatching(db, q, query) : null;
   const cursorOf = (m: MatchingRow) => (o.keyset === null ? encodeCursor(m.id) : encodeKeyset(m, query.sort, o.keyset));
-  const finish = (json: string) => (total === null ? json : `${json.slice(0, -1)},"totalCount":${total}}`);
-  if (sizes.length === 0) return finish(listJson([], null));
+  if (sizes.length === 0) return splicedListBytes([], null, total);
   // Less than any row's head takes (see record-page.ts), so no row that fits is left out of the plan.
   const headMin = recordHead({ id: 'rec_00000000000000000000000000', collection: query.collection, version: 1, created_at: 0, updated_at: 0, data: '' }).length + 1;
   let planned = 1;
@@ -55,10 +54,10 @@ export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: 
     const r = m.row ?? rowsById.get(m.id);
     if (!r) return []; // deleted since it was sized
     const data = o.projection ? project(r.data, o.projection) : r.data;
-    return [{ m, head: recordHead(r), data }];
+    return [{ m, head: recordHead(r), data, dataBytes: Buffer.byteLength(data) }];
   });
-  if (items.length === 0) return finish(listJson([], more ? cursorOf(sizes[planned - 1]!) : null));
+  if (items.length === 0) return splicedListBytes([], more ? cursorOf(sizes[planned - 1]!) : null, total);
   const byId = new Map(items.map((i) => [i.m.id, i.m]));
-  const page = pageWithin(items, o.limit, o.maxBytes, (i) => i.m.id, (i) => i.head.length + Buffer.byteLength(i.data) + 1, more, (id) => cursorOf(byId.get(id)!), (i) => cursorBound(i.m));
-  return finish(listJson(page.items.map((i) => `${i.head}${i.data}}`), page.nextCursor));
+  const page = pageWithin(items, o.limit, o.maxBytes, (i) => i.m.id, splicedItemBytes, more, (id) => cursorOf(byId.get(id)!), (i) => cursorBound(i.m));
+  return splicedListBytes(page.items, page.nextCursor, total);
 }
