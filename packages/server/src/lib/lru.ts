@@ -8,7 +8,7 @@
  */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, { value: V; used: number }>();
-  /** Stamps stay small integers (no boxed number per hit): they are renumbered in order before they pass 2^30. */
+  /** Stamps stay small integers (no boxed number per hit): at 2^30 they are renumbered in order from 1. */
   private clock = 0;
 
   constructor(private readonly capacity: number) {
@@ -37,7 +37,7 @@ export class LruCache<K, V> {
     this.entries.set(key, { value, used: this.tick() });
   }
 
-  /** The cached value, or `make()`'s, kept. */
+  /** The cached value, or `make()`'s, kept (a value of `undefined` cannot be told from none: never cache one). */
   getOrSet(key: K, make: () => V): V {
     const hit = this.get(key);
     if (hit !== undefined) return hit;

@@ -69,6 +69,24 @@ describe.each(DIALECTS)('list pages bounded by SVC_LIST_MAX_BYTES (%s)', (dialec
     expect(third.json()).toEqual({ items: [expect.objectContaining({ id: after })], nextCursor: null });
   });
 
+  it('a page with its totalCount stays within the limit too', async () => {
+    const ids = [await create('a'.repeat(20_000)), await create('b'.repeat(20_000)), await create('c'.repeat(20_000))];
+    const url = '/api/v1/collections/docs/records?sort=-body&limit=3';
+    const bytesOf = async (u: string) => Buffer.byteLength((await t.app.inject({ method: 'GET', url: u, headers: auth })).body);
+    // The third record grown until the page of three (no count) is exactly the limit.
+    const grow = MAX - (await bytesOf(url));
+    const res = await t.app.inject({ method: 'PATCH', url: `/api/v1/collections/docs/records/${ids[0]}`, headers: auth, payload: { data: { body: 'a'.repeat(20_000 + grow) } } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await bytesOf(url)).toBe(MAX);
+    const counted = await t.app.inject({ method: 'GET', url: `${url}&count=true`, headers: auth });
+    expect(counted.statusCode, counted.body).toBe(200);
+    expect(Buffer.byteLength(counted.body)).toBeLessThanOrEqual(MAX);
+    const body = counted.json() as { items: unknown[]; nextCursor: string | null; totalCount: number };
+    expect(body.totalCount).toBe(3);
+    expect(body.items).toHaveLength(2);
+    expect(body.nextCursor).not.toBeNull();
+  });
+
   it('a limit reached exactly by count keeps the usual nextCursor rules', async () => {
     const ids = [await create('x'), await create('y')];
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/collections/docs/records?limit=1', headers: auth });

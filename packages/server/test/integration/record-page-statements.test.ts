@@ -44,7 +44,7 @@ describe.each(DIALECTS)('a plain page of records (%s)', (dialect) => {
     await sql`insert into collections (name, fields, created_at, updated_at) values ('docs', '[]', 0, 0)`.execute(db);
     await insertRecords(db, Array.from({ length: 7 }, (_, i) => record(i, `small ${i}`)));
     const c = counted(db);
-    const page = JSON.parse(await recordPageJson(c.db, caps, 'docs', null, 5, 4 * 1024 * 1024)) as { items: Array<{ id: string; data: unknown; createdAt: string }>; nextCursor: string | null };
+    const page = JSON.parse((await recordPageJson(c.db, caps, 'docs', null, 5, 4 * 1024 * 1024)).toString()) as { items: Array<{ id: string; data: unknown; createdAt: string }>; nextCursor: string | null };
     expect(c.statements()).toBe(1);
     expect(page.items.map((r) => r.id)).toEqual([0, 1, 2, 3, 4].map((i) => record(i, '').id));
     expect(page.items[2]).toEqual({ id: record(2, '').id, collection: 'docs', version: 1, createdAt: new Date(1_700_000_000_002).toISOString(), updatedAt: new Date(1_700_000_000_002).toISOString(), data: { body: 'small 2' } });
@@ -65,7 +65,7 @@ describe.each(DIALECTS)('a plain page of records (%s)', (dialect) => {
       [record(2, '').id, false, false],
     ]);
     const c = counted(db);
-    const page = JSON.parse(await recordPageJson(c.db, caps, 'docs', null, 5, 120_000)) as { items: Array<{ data: { body: string } }>; nextCursor: string | null };
+    const page = JSON.parse((await recordPageJson(c.db, caps, 'docs', null, 5, 120_000)).toString()) as { items: Array<{ data: { body: string } }>; nextCursor: string | null };
     expect(c.statements()).toBe(2);
     expect(page.items.map((r) => r.data.body.length)).toEqual([1, 50_000, 1]);
     expect(page.nextCursor).toBeNull();

@@ -38,6 +38,8 @@ function project(data: string, keep: readonly string[]): string {
 export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery, o: QueryPageOptions): Promise<Buffer> {
   const sizes = await listMatching(db, q, query, o.limit + 1, o.maxBytes / (o.limit + 1));
   const total = o.count ? await countMatching(db, q, query) : null;
+  // The count comes last in the page: its bytes are kept out of the page's budget.
+  const maxBytes = total === null ? o.maxBytes : o.maxBytes - `,"totalCount":${total}`.length;
   const cursorOf = (m: MatchingRow) => (o.keyset === null ? encodeCursor(m.id) : encodeKeyset(m, query.sort, o.keyset));
   if (sizes.length === 0) return splicedListBytes([], null, total);
   // Less than any row's head takes (see record-page.ts), so no row that fits is left out of the plan.
@@ -45,7 +47,7 @@ export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: 
   let planned = 1;
   for (let bytes = LIST_FRAME_MIN_BYTES + headMin + sizes[0]!.bytes; planned < Math.min(o.limit, sizes.length); planned++) {
     bytes += headMin + sizes[planned]!.bytes;
-    if (bytes > o.maxBytes) break;
+    if (bytes > maxBytes) break;
   }
   const more = sizes.length > planned;
   const missing = sizes.slice(0, planned).filter((s) => s.row === null).map((s) => s.id);
@@ -58,6 +60,6 @@ export async function queryPageJson(db: Kysely<Tables>, q: QueryDialect, query: 
   });
   if (items.length === 0) return splicedListBytes([], more ? cursorOf(sizes[planned - 1]!) : null, total);
   const byId = new Map(items.map((i) => [i.m.id, i.m]));
-  const page = pageWithin(items, o.limit, o.maxBytes, (i) => i.m.id, splicedItemBytes, more, (id) => cursorOf(byId.get(id)!), (i) => cursorBound(i.m));
+  const page = pageWithin(items, o.limit, maxBytes, (i) => i.m.id, splicedItemBytes, more, (id) => cursorOf(byId.get(id)!), (i) => cursorBound(i.m));
   return splicedListBytes(page.items, page.nextCursor, total);
 }
