@@ -1,5 +1,5 @@
 import { createTraceState, SpanKind, SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext, type SpanStatus, type TraceState } from '@opentelemetry/api';
-import type { InstrumentationScope } from '@opentelemetry/core';
+import { addHrTimes, hrTimeDuration, millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
@@ -56,8 +56,11 @@ function randomId(words: 2 | 4): string {
 const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 const NO_TIME: HrTime = [0, 0];
 
-/** The SDK's `millisToHrTime`: whole seconds, and the rest in nanoseconds rounded. */
-const hrTimeOf = (ms: number): HrTime => [Math.trunc(ms / 1000), Math.round((ms % 1000) * 1e6)];
+/** What an attempt sends: its span's context as W3C headers (`tracestate` only when there is one). */
+function headersOf(traceId: string, spanId: string, sampled: boolean, traceState: TraceState | undefined): TraceHeaders {
+  const state = traceState?.serialize() ?? '';
+  return { traceparent: `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`, tracestate: state === '' ? null : state };
+}
 
 /** A span that is not recorded: its context still goes to the receiver, flagged not sampled (the SDK's non-recording span). */
 class UnsampledAttempt implements AttemptSpan {
@@ -94,10 +97,9 @@ class RecordedAttempt implements AttemptSpan, ReadableSpan {
     const spanId = randomId(2);
     this.context = { traceId, spanId, traceFlags: TraceFlags.SAMPLED, traceState };
     this.parentSpanContext = parent;
-    const state = traceState?.serialize() ?? '';
-    this.headers = { traceparent: `00-${traceId}-${spanId}-01`, tracestate: state === '' ? null : state };
+    this.headers = headersOf(traceId, spanId, true, traceState);
     // As the SDK's span: the start from the wall clock, the end from it plus the monotonic clock's duration.
-    this.startTime = hrTimeOf(source.clock.now());
+    this.startTime = millisToHrTime(source.clock.now());
     this.startedAt = performance.now();
     for (const key in attributes) this.set(key, attributes[key]!);
   }
@@ -114,12 +116,9 @@ class RecordedAttempt implements AttemptSpan, ReadableSpan {
     return this.endTime !== NO_TIME;
   }
 
-  /** The SDK's `hrTimeDuration` of start and end; [-1, -1] until the span ends, as the SDK's span answers. */
+  /** [-1, -1] until the span ends, as the SDK's span answers. */
   get duration(): HrTime {
-    if (!this.ended) return [-1, -1];
-    const s = this.endTime[0] - this.startTime[0];
-    const ns = this.endTime[1] - this.startTime[1];
-    return ns < 0 ? [s - 1, ns + 1e9] : [s, ns];
+    return this.ended ? hrTimeDuration(this.startTime, this.endTime) : [-1, -1];
   }
 
   spanContext(): SpanContext {
@@ -152,10 +151,8 @@ class RecordedAttempt implements AttemptSpan, ReadableSpan {
       this.set(ATTR_ERROR_TYPE, result.error);
       this.status = { code: SpanStatusCode.ERROR, message: result.error };
     }
-    // The SDK's end: the start plus the monotonic clock's duration (its `addHrTimes`).
-    const took = hrTimeOf(performance.now() - this.startedAt);
-    const ns = this.startTime[1] + took[1];
-    this.endTime = ns >= 1e9 ? [this.startTime[0] + took[0] + 1, ns - 1e9] : [this.startTime[0] + took[0], ns];
+    // The SDK's end: the start plus the monotonic clock's duration.
+    this.endTime = addHrTimes(this.startTime, millisToHrTime(performance.now() - this.startedAt));
     this.source.processor.onEnd(this);
   }
 }
@@ -191,8 +188,7 @@ export function startAttemptSpan(
   // The stored parent is remote: the write's process recorded it, this one only read it.
   const parent: SpanContext | undefined = valid ? { traceId, spanId: m[2]!, traceFlags: parseInt(m[3]!, 16), isRemote: true, traceState } : undefined;
   if (!source.sampled(traceId, parent === undefined ? null : parent.traceFlags)) {
-    const state = traceState?.serialize() ?? '';
-    return new UnsampledAttempt({ traceparent: `00-${traceId}-${randomId(2)}-00`, tracestate: state === '' ? null : state });
+    return new UnsampledAttempt(headersOf(traceId, randomId(2), false, traceState));
   }
   return new RecordedAttempt(source, name, kind, traceId, parent, traceState, attributes);
 }
