@@ -30,7 +30,7 @@ function paddedStatements(sizes: readonly number[], build: (size: number) => str
 export const sqliteJobs: JobsDriver = {
   claim(db, opts) {
     // Its statements in one write transaction (begin immediate): nothing else writes between the pick and the update.
-    return db.isTransaction ? claimIn(db, opts) : unsyncedTransaction(db, (trx) => claimIn(trx, opts));
+    return db.isTransaction ? claimIn(db, opts) : db.transaction().execute((trx) => claimIn(trx, opts));
   },
   delivered(db, now, done, then) {
     const work = async (trx: typeof db) => {
@@ -52,32 +52,6 @@ export const sqliteJobs: JobsDriver = {
     return db.isTransaction ? work(db) : db.transaction().execute(work);
   },
 };
-
-/**
- * A claim's transaction commits without waiting for the disk (`synchronous = normal` for it alone; the connection's
- * own setting, FULL by default, before and after). What a claim writes is a lease, and a lease that is lost is one
- * that ran out: in WAL mode an unsynced commit can be lost only to a power loss or an operating system crash, which
- * ends every process holding the database, and the job is then pending again, to be claimed and sent again (at least
- * once, as after any crash between an attempt and its result). The WAL keeps commits in order, so a later synced
- * commit (the completion, a write) makes the claim durable with it: after a crash the database is as of some commit,
- * never a completion without its claim. The sync it saves blocked the event loop (better-sqlite3 commits on the
- * main thread): W4's 20,000 jobs to ten targets took 96 claims, and the drain's commits 698 → 419 ms.
- * docs/delivery-states.md, "Rules".
- */
-async function unsyncedTransaction<T>(db: Kysely<Tables>, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> {
-  // One connection throughout (SQLite's only one: nothing else runs on it meanwhile), so the setting is this claim's.
-  return db.connection().execute(async (conn) => {
-    const { rows } = await conn.executeQuery<{ synchronous: number }>(CompiledQuery.raw('pragma synchronous'));
-    const level = rows[0]?.synchronous ?? 2;
-    if (level <= 1) return conn.transaction().execute(work);
-    await conn.executeQuery(CompiledQuery.raw('pragma synchronous = normal'));
-    try {
-      return await conn.transaction().execute(work);
-    } finally {
-      await conn.executeQuery(CompiledQuery.raw(`pragma synchronous = ${level}`));
-    }
-  });
-}
 
 /**
  * A completion's attempts travel as bound parameters, a row of values each, not as one JSON text: SQLite's JSON
