@@ -15,6 +15,7 @@ import { makeCells, table, updateReadme } from './lib/report.mjs';
 import { SVC_MAIN } from './lib/svc.mjs';
 import { makeTls } from './lib/tls.mjs';
 import { w1 } from './lib/w1-list.mjs';
+import { w1Floor } from './lib/w1-floor.mjs';
 import { createWorkload } from './lib/w2-create.mjs';
 import { w4, w7 } from './lib/w4-deliver.mjs';
 import { w5 } from './lib/w5-graphile.mjs';
@@ -64,7 +65,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only W1,W4,…] [--rounds N] [--duration S] [--jobs N] [--logs] [--keep] [--readme|--no-readme]
   --quick     one short round of W1, W2, W4 (SQLite, 1 target), under two minutes
-  --only      run these workloads (W1…W15, W4O, W4L, W4S, W2T, W4T; W9, W10, W11, W13, W14, W15, W2T and W4T run only when named); W5 and W6 use W4's results when W4 ran
+  --only      run these workloads (W1…W15, W1F, W4O, W4L, W4S, W2T, W4T; W1F, W9, W10, W11, W13, W14, W15, W2T and W4T run only when named); W5 and W6 use W4's results when W4 ran
   --profile   instead of the suite: svc alone under W1, W2, W4 with node --cpu-prof; summary in bench/results/profiles/<date>/
   --w6-rate N W6 at N creates/s instead of the derived rate (to map latency against load)
   --w11-records N  W11's collection size (default 100000)
@@ -228,6 +229,7 @@ try {
   ctx.tls = await makeTls(tmp);
   if (selected.some((w) => ['W4', 'W4O', 'W4L', 'W4S', 'W4T', 'W6', 'W7', 'W13'].includes(w))) receiver = await startReceiver({ ports: 10, tls: ctx.tls, logFile: ctx.logFile('receiver') });
   await step('W1', () => w1(ctx));
+  await step('W1F', () => w1Floor(ctx));
   await step('W8', () => w8(ctx));
   await step('W2', () => createWorkload(ctx, 'sqlite'));
   await step('W3', async () => needsPg('W3') && (await createWorkload(ctx, 'pg')));

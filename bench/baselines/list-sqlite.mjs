@@ -2,15 +2,12 @@
 // SHA-256 looked up in api_tokens (one indexed query), then the same list query svc runs (limit + 1 rows),
 // and the same JSON, assembled as text the way svc does.
 import http from 'node:http';
-import Database from 'better-sqlite3';
 import { bearer, encodeCursor, recordListJson, send, sha256Hex } from './common.mjs';
+import { openDatabase, tokenQuery } from './sqlite-db.mjs';
 
 const { BENCH_DB, BENCH_PORT } = process.env;
-const db = new Database(BENCH_DB);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
-db.pragma('busy_timeout = 5000');
-const tokenQ = db.prepare('select id, scopes, collections from api_tokens where token_hash = ?');
+const db = openDatabase(BENCH_DB);
+const tokenQ = tokenQuery(db);
 const listQ = db.prepare('select * from "records" where "collection" = ? order by "id" limit ?');
 const ROUTE = /^\/api\/v1\/collections\/([a-z][a-z0-9_]{0,62})\/records$/;
 

@@ -1,16 +1,13 @@
 // W11 baseline (SQLite): raw node:http + better-sqlite3 on svc's own database file, with svc's indexes. Per request:
 // the token lookup, then one query with the filter and sort svc compiles (limit + 1 rows), the list JSON as text.
 import http from 'node:http';
-import Database from 'better-sqlite3';
 import { bearer, recordListJson, send, sha256Hex } from './common.mjs';
+import { openDatabase, tokenQuery } from './sqlite-db.mjs';
 import { SQLITE_QUERY, W11_COLLECTION, keysetCursor } from './query-common.mjs';
 
 const { BENCH_DB, BENCH_PORT } = process.env;
-const db = new Database(BENCH_DB);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
-db.pragma('busy_timeout = 5000');
-const tokenQ = db.prepare('select id, scopes, collections from api_tokens where token_hash = ?');
+const db = openDatabase(BENCH_DB);
+const tokenQ = tokenQuery(db);
 const listQ = db.prepare(SQLITE_QUERY);
 const PATH = `/api/v1/collections/${W11_COLLECTION}/records`;
 

@@ -18,8 +18,10 @@ export function makeCells() {
     cells,
     ratioCell({ workload, measure, unit, baseline, svc, min, max, raw }) {
       const ratio = median(svc) / median(baseline);
-      const pass = min !== undefined ? ratio >= min : ratio <= max;
-      cells.push({ kind: 'ratio', workload, measure, unit, baseline, svc, ratio, perRoundRatio: svc.map((s, i) => s / baseline[i]), target: min !== undefined ? `≥ ${min}×` : `≤ ${max}×`, pass, raw });
+      // Neither bound: a ratio shown to explain others, not a bar.
+      const pass = min !== undefined ? ratio >= min : max !== undefined ? ratio <= max : null;
+      const target = min !== undefined ? `≥ ${min}×` : max !== undefined ? `≤ ${max}×` : '—';
+      cells.push({ kind: 'ratio', workload, measure, unit, baseline, svc, ratio, perRoundRatio: svc.map((s, i) => s / baseline[i]), target, pass, raw });
     },
     valueCell({ workload, measure, unit, rounds, value, min, max, target, raw, note }) {
       const pass = min !== undefined ? value >= min : max !== undefined ? value <= max : null;
@@ -36,7 +38,7 @@ export function table(cells) {
   const rows = [['', 'measure', 'baseline (median ±spread)', 'svc (median ±spread)', 'svc ÷ baseline', 'target', '']];
   for (const c of cells) {
     if (c.kind === 'skipped') rows.push([c.workload, `skipped: ${c.reason}`, '', '', '', '', '—']);
-    else if (c.kind === 'ratio') rows.push([c.workload, c.measure, withSpread(c.baseline, c.unit), withSpread(c.svc, c.unit), `${c.ratio.toFixed(2)}×`, c.target, c.pass ? 'ok' : '**MISS**']);
+    else if (c.kind === 'ratio') rows.push([c.workload, c.measure, withSpread(c.baseline, c.unit), withSpread(c.svc, c.unit), `${c.ratio.toFixed(2)}×`, c.target, c.pass === null ? '' : c.pass ? 'ok' : '**MISS**']);
     else {
       const v = c.rounds && c.rounds.length > 1 ? `${unitFmt(c.value, c.unit)} ±${spreadPct(c.rounds).toFixed(0)}%` : unitFmt(c.value, c.unit);
       rows.push([c.workload, c.measure, '—', v, '—', c.target ?? '—', c.pass === null ? '' : c.pass ? 'ok' : '**MISS**']);
