@@ -67,16 +67,23 @@ export function sampler(settings: TracingSettings): Sampler {
 
 const hex2 = (n: number) => n.toString(16).padStart(2, '0');
 
-const processor = <T>(encoding: OtlpEncoding<T>, settings: TracingSettings) => new EncodingSpanProcessor(encoding, otlpExporter(settings.url, encoding));
+/** What a diag argument says in a log line: an error's name, message and code (and its cause's), else the value. */
+function loggable(value: unknown, depth = 0): unknown {
+  if (!(value instanceof Error)) return value;
+  const { code, cause } = value as Error & { code?: unknown; cause?: unknown };
+  const because = cause !== undefined && depth < 3 ? { cause: loggable(cause, depth + 1) } : {};
+  return { type: value.name, message: value.message, ...(code !== undefined ? { code } : {}), ...because };
+}
+
+const processor = <T>(encoding: OtlpEncoding<T>, settings: TracingSettings) => new EncodingSpanProcessor(encoding, otlpExporter(settings.url, encoding), settings.batches);
 
 export async function createOtelRuntime(settings: TracingSettings, logger: Logger): Promise<TracingRuntime> {
   // The SDK reports a failed export through diag, which logs nowhere by default: a collector that is down shows in
   // svc's log instead of silently dropping spans.
   const log = logger.child({ component: 'tracing' });
-  diag.setLogger(
-    { error: (m, ...a) => log.warn({ detail: a }, m), warn: (m, ...a) => log.warn({ detail: a }, m), info: () => {}, debug: () => {}, verbose: () => {} },
-    DiagLogLevel.WARN,
-  );
+  // An error among the arguments is logged as one (pino shows an Error nested in a list as `{}`).
+  const warn = (message: string, args: unknown[]) => log.warn({ detail: args.map(loggable) }, message);
+  diag.setLogger({ error: (m, ...a) => warn(m, a), warn: (m, ...a) => warn(m, a), info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
   const resource = defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }));
   const spans = settings.protocol === 'http/json' ? processor(jsonEncoding, settings) : processor(protobufEncoding, settings);
   const provider = new NodeTracerProvider({ resource, sampler: sampler(settings), spanLimits: settings.limits, spanProcessors: [spans] });

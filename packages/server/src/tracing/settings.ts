@@ -18,6 +18,16 @@ export interface TracingSettings {
   readonly ratio: number;
   /** The span limits svc applies (the SDK's defaults: 128 attributes, values uncut). */
   readonly limits: { readonly attributeCountLimit: number; readonly attributeValueLengthLimit: number };
+  /** The batch processor's settings (OTEL_BSP_*; the SDK's defaults: 512, 2,048, 5 s, 30 s). */
+  readonly batches: BatchSettings;
+}
+
+/** span-batches.ts SpanBatchLimits: a batch's spans, spans waiting, a partial batch's wait and an export's time (ms). */
+export interface BatchSettings {
+  readonly maxBatch: number;
+  readonly maxQueued: number;
+  readonly delayMs: number;
+  readonly exportTimeoutMs: number;
 }
 
 /** Every variable this reads, for the docs and the README's table. */
@@ -33,6 +43,10 @@ export const TRACING_VARIABLES = [
   'OTEL_ATTRIBUTE_COUNT_LIMIT',
   'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT',
   'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT',
+  'OTEL_BSP_SCHEDULE_DELAY',
+  'OTEL_BSP_EXPORT_TIMEOUT',
+  'OTEL_BSP_MAX_QUEUE_SIZE',
+  'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -75,7 +89,8 @@ export function tracingSettings(env: Env): TracingSettings | null {
 
   const protocolRaw = set(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
   if (protocolRaw !== 'http/protobuf' && protocolRaw !== 'http/json') {
-    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `must be http/protobuf or http/json, got "${protocolRaw}" (svc has no gRPC exporter)`);
+    const grpc = /grpc/i.test(protocolRaw) ? ' (svc has no gRPC exporter)' : '';
+    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `must be http/protobuf or http/json, got "${protocolRaw}"${grpc}`);
   }
 
   const samplerRaw = (set(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on').toLowerCase();
@@ -104,6 +119,27 @@ export function tracingSettings(env: Env): TracingSettings | null {
     attributeValueLengthLimit: limit(env, ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'], 1, Infinity),
   });
 
+  // The batch processor's variables, with the SDK's defaults and its rule that a batch fits the queue (the SDK would
+  // warn and cut the batch; svc stops the start, as for its other values).
+  const batches = Object.freeze({
+    delayMs: limit(env, ['OTEL_BSP_SCHEDULE_DELAY'], 0, 5000),
+    exportTimeoutMs: limit(env, ['OTEL_BSP_EXPORT_TIMEOUT'], 1, 30_000),
+    maxQueued: limit(env, ['OTEL_BSP_MAX_QUEUE_SIZE'], 1, 2048),
+    maxBatch: limit(env, ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'], 1, 512),
+  });
+  if (batches.maxBatch > batches.maxQueued) {
+    throw new ConfigError('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', `must be at most OTEL_BSP_MAX_QUEUE_SIZE (${batches.maxQueued}), got "${batches.maxBatch}"`);
+  }
+
   if (url === null || disabled?.toLowerCase() === 'true') return null;
-  return Object.freeze({ url, protocol: protocolRaw, serviceName, sampler, ratio, limits });
+  return Object.freeze({ url, protocol: protocolRaw, serviceName, sampler, ratio, limits, batches });
+}
+
+/** The endpoint as a log line may show it: its user name and password, if it has them, as `***`. */
+export function endpointForLog(url: string): string {
+  const u = new URL(url);
+  if (u.username === '' && u.password === '') return url;
+  u.username = '***';
+  u.password = '';
+  return u.href;
 }

@@ -3,16 +3,17 @@ import { ExportResultCode, type ExportResult, type InstrumentationScope } from '
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { OtlpEncoding, SpanGroup } from './otlp-encoding.js';
+import type { BatchSettings } from './settings.js';
 
 /**
  * The SDK's BatchSpanProcessor, but a span is encoded the moment it ends. The standard one keeps each ended span, its
  * attributes, times and contexts, until a batch of 512 fills or five seconds pass: at a few thousand deliveries a second
  * those objects outlive the young generation, and the collector promoting them cost ~24 µs a delivery in W4T's drain
  * (bench/README, twenty-second session). Here a span's OTLP bytes join the open batch in end() and the span is garbage
- * at once; an export sends a batch's bytes as they are. Its limits and timing are the standard processor's defaults:
- * batches of at most 512 spans, at most 2,048 waiting (later ones are dropped and counted), one export at a time while
- * spans flow (every waiting batch at once on a flush), a batch that does not fill goes after five seconds, and an
- * export is given up after 30 s.
+ * at once; an export sends a batch's bytes as they are. Its limits and timing are the standard processor's, read from
+ * the same OTEL_BSP_* variables with the same defaults: batches of at most 512 spans, at most 2,048 waiting (later ones
+ * are dropped and counted), one export at a time while spans flow (every waiting batch at once on a flush), a batch
+ * that does not fill goes after five seconds, and an export is given up after 30 s.
  */
 
 export interface EncodedBatch<T> {
@@ -26,12 +27,8 @@ export interface BatchExporter<T> {
   shutdown(): Promise<void>;
 }
 
-export interface SpanBatchLimits {
-  maxBatch: number;
-  maxQueued: number;
-  delayMs: number;
-  exportTimeoutMs: number;
-}
+/** OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT (settings.ts). */
+export type SpanBatchLimits = BatchSettings;
 
 export const STANDARD_LIMITS: SpanBatchLimits = { maxBatch: 512, maxQueued: 2048, delayMs: 5000, exportTimeoutMs: 30_000 };
 

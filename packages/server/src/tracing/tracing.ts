@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { tracingSettings } from './settings.js';
+import { endpointForLog, tracingSettings } from './settings.js';
 import type { TraceHeaders, TracingRuntime } from './types.js';
 
 export type { RequestSpan, TraceHeaders, TracingRuntime } from './types.js';
@@ -35,7 +35,7 @@ export async function startTracing(env: Readonly<Record<string, string | undefin
   const { createOtelRuntime } = await import('./otel.js');
   const runtime = await createOtelRuntime(settings, logger);
   active = runtime;
-  logger.info({ endpoint: settings.url, protocol: settings.protocol, sampler: settings.sampler, ratio: settings.ratio }, 'tracing on');
+  logger.info({ endpoint: endpointForLog(settings.url), protocol: settings.protocol, sampler: settings.sampler, ratio: settings.ratio }, 'tracing on');
   return {
     enabled: true,
     async shutdown() {

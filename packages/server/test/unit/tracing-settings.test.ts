@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/schema.js';
-import { tracingSettings } from '../../src/tracing/settings.js';
+import { endpointForLog, tracingSettings } from '../../src/tracing/settings.js';
 
 const failure = (env: Record<string, string>): ConfigError => {
   try {
@@ -26,7 +26,30 @@ describe('OTEL_* settings', () => {
       sampler: 'parentbased_always_on',
       ratio: 1,
       limits: { attributeCountLimit: 128, attributeValueLengthLimit: Infinity },
+      batches: { maxBatch: 512, maxQueued: 2048, delayMs: 5000, exportTimeoutMs: 30_000 },
     });
+  });
+
+  it('read the batch processor\'s OTEL_BSP_* variables', () => {
+    const s = tracingSettings({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_BSP_SCHEDULE_DELAY: '0',
+      OTEL_BSP_EXPORT_TIMEOUT: '2500',
+      OTEL_BSP_MAX_QUEUE_SIZE: '100',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '100',
+    });
+    expect(s?.batches).toEqual({ maxBatch: 100, maxQueued: 100, delayMs: 0, exportTimeoutMs: 2500 });
+  });
+
+  it('keep the endpoint\'s user name and password out of what is logged', () => {
+    expect(endpointForLog('http://user:secret@127.0.0.1:4318/v1/traces')).toBe('http://***@127.0.0.1:4318/v1/traces');
+    expect(endpointForLog('https://token@collector.example:4318/v1/traces')).toBe('https://***@collector.example:4318/v1/traces');
+    expect(endpointForLog('http://127.0.0.1:4318/v1/traces')).toBe('http://127.0.0.1:4318/v1/traces');
+  });
+
+  it('name gRPC only for a gRPC protocol', () => {
+    expect(failure({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).message).toMatch(/no gRPC exporter/);
+    expect(failure({ OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' }).message).not.toMatch(/gRPC/);
   });
 
   it('read the span limits, the span-specific variable before the general one', () => {
@@ -65,6 +88,11 @@ describe('OTEL_* settings', () => {
     [{ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '1.5' }, 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
     [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://127.0.0.1/x' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
+    [{ OTEL_BSP_SCHEDULE_DELAY: '-5' }, 'OTEL_BSP_SCHEDULE_DELAY'],
+    [{ OTEL_BSP_EXPORT_TIMEOUT: '0' }, 'OTEL_BSP_EXPORT_TIMEOUT'],
+    [{ OTEL_BSP_MAX_QUEUE_SIZE: '1e3' }, 'OTEL_BSP_MAX_QUEUE_SIZE'],
+    [{ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0' }, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'],
+    [{ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '101' }, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'],
   ])('refuse %j naming %s, with or without an endpoint', (env, variable) => {
     for (const withEndpoint of [false, true]) {
       const e = failure({ ...(withEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' } : {}), ...env });
