@@ -1,7 +1,9 @@
 import type { Context } from '../context.js';
+import { AppError } from '../errors.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import type { Collection } from '../records/collections-store.js';
+import { COLLECTION_NAME } from '../records/fields.js';
 import { findApiTokenWithCollection, insertApiToken, touchApiToken, type ApiToken, type Scope } from './api-tokens-store.js';
 
 export const TOKEN_PREFIX = 'svc_pat_';
@@ -10,6 +12,12 @@ export async function createApiToken(
   ctx: Context,
   input: { name: string; scopes: Scope[]; collections: string[] | null },
 ): Promise<ApiToken & { token: string }> {
+  // The API's schema refuses these before they get here; `svc token create --collection` does not have it.
+  const bad = input.collections?.findIndex((c) => !COLLECTION_NAME.test(c)) ?? -1;
+  if (bad >= 0) {
+    const message = `must match pattern "${COLLECTION_NAME.source}"`;
+    throw new AppError('validation_failed', `"${input.collections![bad]}" is not a collection name: it ${message}.`, { errors: [{ path: `/collections/${bad}`, message }] });
+  }
   const token = `${TOKEN_PREFIX}${randomToken()}`;
   const now = ctx.clock.now();
   const record: ApiToken = {

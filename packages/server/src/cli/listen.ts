@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { randomToken } from '../lib/crypto.js';
 import { envelopeOf } from '../webhooks/envelope.js';
 import { signatureHeader } from '../webhooks/signing.js';
-import { SECRET_PREFIX } from '../webhooks/targets.js';
+import { newSecret } from '../webhooks/targets.js';
 import { readSse, SSE_LINE_MAX_BYTES, SseLineTooLong } from 'svc-sdk/sse';
 import { apiUrl, ListenError, problemText, startCursor } from './listen-start.js';
 
@@ -27,7 +26,8 @@ export interface ListenOptions {
 
 export { ListenError };
 
-export const newListenSecret = (): string => `${SECRET_PREFIX}${randomToken(32)}`;
+/** A secret of the same form as a target's (targets.ts newSecret): `whsec_` and the padded standard base64 of 32 bytes. */
+export const newListenSecret = newSecret;
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

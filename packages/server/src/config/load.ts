@@ -3,10 +3,22 @@ import { ConfigError, SETTINGS, type Config } from './schema.js';
 export { ConfigError, type Config } from './schema.js';
 
 /**
- * Variables read by svc's client commands, not by the service: `svc listen` takes its token from SVC_TOKEN. A shell
- * that exports it for listen must still start `svc serve`.
+ * SVC_* variables that are not the service's settings, so a shell that exports them must still start `svc serve`:
+ * `svc listen` takes its token from SVC_TOKEN; the SDK's README, its examples and the receiver guide's code read the
+ * service's URL, tokens, a collection, a webhook's URL, secret or public key from these; the tests' seeds replay a
+ * randomised run (README, "Tests").
  */
-const CLIENT_VARIABLES = ['SVC_TOKEN'];
+const CLIENT_VARIABLES = [
+  'SVC_TOKEN',
+  'SVC_URL',
+  'SVC_ADMIN_TOKEN',
+  'SVC_COLLECTION',
+  'SVC_WEBHOOK_URL',
+  'SVC_WEBHOOK_SECRET',
+  'SVC_WEBHOOK_PUBLIC_KEY',
+  'SVC_FUZZ_SEED',
+  'SVC_CRASH_SEED',
+];
 
 /**
  * Reads every SVC_* variable once, validates it and returns a frozen Config. A bad value throws

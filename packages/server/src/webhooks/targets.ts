@@ -18,7 +18,7 @@ export { SECRET_PREFIX };
 export const TEST_COLLECTION = '_test';
 
 /** `whsec_` and the standard base64, padded, of 32 random bytes: what every Standard Webhooks library decodes. */
-const newSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+export const newSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 
 /**
  * Save-time destination rules. The URL's shape is always checked, and so is an address written literally in it

@@ -37,7 +37,12 @@ describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
     expect(token.stdout).toMatch(/^svc_pat_[A-Za-z0-9_-]+\n$/);
     const badScope = await svc(['token', 'create', '--name', 'x', '--scope', 'everything'], env);
     expect(badScope.code).toBe(1);
-    // Five processes, each compiling the sources through tsx: 8 s apiece at CI's load, past the 30 s default.
+    // The name rule the API's schema holds (SPEC: ^[a-z][a-z0-9_]{0,62}$), and nothing written.
+    const badCollection = await svc(['token', 'create', '--name', 'x', '--collection', 'Bad-Name'], env);
+    expect(badCollection.code).toBe(1);
+    expect(badCollection.stdout).toBe('');
+    expect(badCollection.stderr).toMatch(/validation_failed: "Bad-Name" is not a collection name/);
+    // Six processes, each compiling the sources through tsx: 8 s apiece at CI's load, past the 30 s default.
   }, 120_000);
 
   it('a bad setting stops the start with a message naming the variable', async () => {

@@ -47,6 +47,9 @@ describe.each(DIALECTS)('svc listen (%s)', (dialect) => {
     child.stdout!.on('data', (d) => (stdout += d));
     child.stderr!.on('data', (d) => (stdout += d));
     secret = (await waitFor(() => /signing secret: (whsec_\S+)/.exec(stdout)?.[1], 'the secret', 60_000))!;
+    // The form of a target's secret (docs/receiving-webhooks.md): `whsec_` and the padded standard base64 of 32 bytes.
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
     const connections = () => stdout.match(/connected: following/g)?.length ?? 0;
     await waitFor(() => connections() === 1, 'listen to connect', 60_000);
 

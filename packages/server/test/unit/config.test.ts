@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config/load.js';
 import { parseDurationList, SETTINGS } from '../../src/config/schema.js';
@@ -68,6 +71,19 @@ describe('configuration', () => {
   it('refuses an unknown SVC_ variable (a typo), but not SVC_TOKEN, which svc listen reads', () => {
     expect(() => loadConfig({ SVC_PROT: '8080' })).toThrowError(/^SVC_PROT: unknown setting/);
     expect(loadConfig({ SVC_TOKEN: 'svc_pat_x' }).port).toBe(8080);
+  });
+
+  it('starts with the variables the SDK, the examples and the receiver guide read exported in the same shell', () => {
+    // Every SVC_* name the user-facing docs and examples use is a setting or one of these.
+    const clientSide = { SVC_URL: 'http://127.0.0.1:8080', SVC_ADMIN_TOKEN: 'svcadm_x', SVC_COLLECTION: 'issues', SVC_WEBHOOK_URL: 'https://hooks.example/x', SVC_WEBHOOK_SECRET: 'whsec_x', SVC_WEBHOOK_PUBLIC_KEY: 'whpk_x', SVC_FUZZ_SEED: '1', SVC_CRASH_SEED: '2' };
+    expect(loadConfig(clientSide).port).toBe(8080);
+    const settings = new Set(SETTINGS.map((s) => s.env));
+    const root = fileURLToPath(new URL('../../../../', import.meta.url));
+    const filesIn = (dir: string) => readdirSync(join(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => `${dir}/${e.name}`);
+    const files = ['README.md', 'packages/sdk/README.md', ...filesIn('docs'), ...filesIn('examples'), ...filesIn('packages/sdk/examples')];
+    const named = new Set(files.flatMap((f) => readFileSync(join(root, f), 'utf8').match(/\bSVC_[A-Z0-9]+(?:_[A-Z0-9]+)*\b/g) ?? []));
+    const stray = [...named].filter((v) => !settings.has(v) && !(v in clientSide) && v !== 'SVC_TOKEN' && !v.startsWith('SVC_TEST_'));
+    expect(stray).toEqual([]);
   });
 
   it('PostgreSQL requires SVC_SECRET_KEY', () => {
