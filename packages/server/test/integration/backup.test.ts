@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,6 +83,8 @@ describe('svc backup and restore (SQLite)', () => {
     expect(readFileSync(join(dir, 'svc-secret.key'), 'utf8').trim()).toBe(key);
     expect(statSync(join(dir, 'svc-secret.key')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'svc.db')).mode & 0o777).toBe(0o600);
+    // The folder holds what the backup says it wrote, and nothing else (no -wal or -shm of the copy).
+    expect(readdirSync(dir).sort()).toEqual(['backup.json', 'svc-secret.key', 'svc.db']);
     // Writes went on while it copied (serve was never blocked); a second backup into the same folder is refused.
     expect(duringBackup).toBeGreaterThan(0);
     expect((await svc(['backup', '--to', dir], { SVC_DATABASE_URL: live.database.url, SVC_SECRET_KEY: key })).stderr).toContain('already holds a backup');
@@ -98,6 +100,7 @@ describe('svc backup and restore (SQLite)', () => {
     cleanup.push(() => elsewhere.drop());
     const restored = await svc(['restore', '--from', dir], { SVC_DATABASE_URL: elsewhere.url, SVC_LOG_LEVEL: 'warn' });
     expect(restored.code, restored.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['backup.json', 'svc-secret.key', 'svc.db']);
     const keyFile = join(elsewhere.dir, 'svc-secret.key');
     expect(restored.stdout).toContain(`wrote ${keyFile}`);
     expect(readFileSync(keyFile, 'utf8').trim()).toBe(key);
