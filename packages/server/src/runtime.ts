@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createRegistry } from './http/metrics.js';
 import type { Config } from './config/schema.js';
@@ -131,8 +132,31 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/**
+ * SVC_PORT=0 ("a free one") with the public URL left to its default (`http://<host>:<port>`): the port is chosen
+ * before anything uses the URL (the setup link, the Origin check, the OpenAPI servers), so they name the port the API
+ * answers on, not port 0. The port is free when chosen; should another process take it in the moment before svc
+ * listens, the start fails with EADDRINUSE rather than serve under a wrong URL.
+ */
+async function withChosenPort(ctx: Context): Promise<Context> {
+  const { config } = ctx;
+  if (config.port !== 0 || new URL(config.publicUrl).port !== '0') return ctx;
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, config.host, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  const publicUrl = new URL(config.publicUrl);
+  publicUrl.port = String(port);
+  return { ...ctx, config: Object.freeze({ ...config, port, publicUrl: publicUrl.origin }) };
+}
+
 /** `svc serve` (API + worker), `svc serve --no-worker`, `svc worker`: the same parts, some left out. */
-export async function startProcess(ctx: Context, parts: { api: boolean; worker: boolean; sender?: DeliverySender }): Promise<Running> {
+export async function startProcess(given: Context, parts: { api: boolean; worker: boolean; sender?: DeliverySender }): Promise<Running> {
+  const ctx = parts.api ? await withChosenPort(given) : given;
   // First: a bad OTEL_* value stops the start before anything runs; without an endpoint nothing of OTel is loaded.
   const tracing = await startTracing(process.env, ctx.logger);
   // Only a process that serves the API has /metrics (docs/production.md): one without keeps no registry and counts

@@ -221,7 +221,7 @@ function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
 
 export const SETTINGS: readonly Setting[] = [
   setting({ key: 'host', env: 'SVC_HOST', defaultText: '127.0.0.1', doc: 'address the HTTP API listens on', parse: text }),
-  setting({ key: 'port', env: 'SVC_PORT', defaultText: '8080', doc: 'port the HTTP API listens on (0 picks a free one)', parse: integer(0, 65535) }),
+  setting({ key: 'port', env: 'SVC_PORT', defaultText: '8080', doc: 'port the HTTP API listens on (0 picks a free one, which the default SVC_PUBLIC_URL then names)', parse: integer(0, 65535) }),
   setting({
     key: 'databaseUrl', env: 'SVC_DATABASE_URL', defaultText: 'sqlite:./data/svc.db',
     doc: '`sqlite:<path>` (embedded) or `postgres://…` (several processes share it)', parse: databaseUrl,
