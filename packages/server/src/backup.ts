@@ -61,8 +61,9 @@ async function sha256File(path: string): Promise<string> {
 /** Checks a database file and that `key` is the one it was written with; returns its applied migrations. */
 function checkDatabase(file: string, key: string): string[] {
   // A database in WAL mode (a backup made before backups were written as one file) gets -wal and -shm files when it
-  // is opened, even read-only: the ones this makes are removed, so a backup's folder holds what its manifest lists.
-  const made = [`${file}-wal`, `${file}-shm`].filter((f) => !existsSync(f));
+  // is opened, even read-only: the ones this makes are removed, so a backup's folder holds what its manifest lists;
+  // only while the log is empty (nothing else opened the file meanwhile and wrote to it).
+  const made = existsSync(`${file}-wal`) ? [] : [`${file}-wal`, `${file}-shm`].filter((f) => !existsSync(f));
   const db = new SQLite(file, { readonly: true, fileMustExist: true });
   try {
     const check = db.pragma('quick_check', { simple: true });
@@ -74,7 +75,7 @@ function checkDatabase(file: string, key: string): string[] {
     return (db.prepare('select name from svc_migrations order by name').pluck().all() as string[]);
   } finally {
     db.close();
-    for (const f of made) rmSync(f, { force: true });
+    if (made.length > 0 && (!existsSync(made[0]!) || statSync(made[0]!).size === 0)) for (const f of made) rmSync(f, { force: true });
   }
 }
 
@@ -105,13 +106,17 @@ export async function backup(config: Config, dir: string, progress: (line: strin
   }
   // The copy has the source's WAL flag; as one file in rollback-journal mode it opens (to check it, to restore it)
   // without making -wal and -shm files beside it. svc turns WAL on again when it opens the restored database.
+  chmodSync(partial, 0o600);
   const copy = new SQLite(partial, { fileMustExist: true });
   try {
-    copy.pragma('journal_mode = DELETE');
-  } finally {
+    const mode = String(copy.pragma('journal_mode = DELETE', { simple: true })).toLowerCase();
+    if (mode !== 'delete') throw new BackupError(`${partial} stayed in ${mode} mode; the backup would not be one file`);
+  } catch (err) {
     copy.close();
+    rmSync(partial, { force: true });
+    throw err;
   }
-  chmodSync(partial, 0o600);
+  copy.close();
   const migrations = checkDatabase(partial, key);
   renameSync(partial, target);
   writeFileSync(join(dir, BACKUP_KEY), `${key}\n`, { mode: 0o600 });

@@ -72,7 +72,9 @@ function loggable(value: unknown, depth = 0): unknown {
   if (!(value instanceof Error)) return value;
   const { code, cause } = value as Error & { code?: unknown; cause?: unknown };
   const because = cause !== undefined && depth < 3 ? { cause: loggable(cause, depth + 1) } : {};
-  return { type: value.name, message: value.message, ...(code !== undefined ? { code } : {}), ...because };
+  // A connection refused on every address of a name is an AggregateError with an empty message: its errors say why.
+  const each = value instanceof AggregateError && depth < 3 ? { errors: value.errors.slice(0, 4).map((e) => loggable(e, depth + 1)) } : {};
+  return { type: value.name, message: value.message, ...(code !== undefined ? { code } : {}), ...because, ...each };
 }
 
 const processor = <T>(encoding: OtlpEncoding<T>, settings: TracingSettings) => new EncodingSpanProcessor(encoding, otlpExporter(settings.url, encoding), settings.batches);

@@ -61,22 +61,28 @@ function httpUrl(name: string, raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, `"${raw}" is not an absolute URL`);
+    throw new ConfigError(name, `"${raw.replace(/\/\/[^/@]*@/, '//***@')}" is not an absolute URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http: or https: URL (svc exports over OTLP/HTTP)');
   return url;
 }
 
-/** The first of the variables that is set, as a whole number of at least `min`; `fallback` when none is. */
-function limit(env: Env, names: readonly string[], min: 0 | 1, fallback: number): number {
+/** The first of the variables that is set, as a whole number from `min` to `max`; `fallback` when none is. */
+function limit(env: Env, names: readonly string[], min: 0 | 1, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   for (const name of names) {
     const raw = set(env, name);
     if (raw === null) continue;
-    if (!/^\d+$/.test(raw) || Number(raw) < min) throw new ConfigError(name, `must be a whole number of at least ${min}, got "${raw}"`);
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+      throw new ConfigError(name, `must be a whole number ${range}, got "${raw}"`);
+    }
     return Number(raw);
   }
   return fallback;
 }
+
+/** The longest timer Node keeps (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The settings, or null when tracing is off: no endpoint, or OTEL_SDK_DISABLED=true. A bad value throws ConfigError
@@ -119,16 +125,19 @@ export function tracingSettings(env: Env): TracingSettings | null {
     attributeValueLengthLimit: limit(env, ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'], 1, Infinity),
   });
 
-  // The batch processor's variables, with the SDK's defaults and its rule that a batch fits the queue (the SDK would
-  // warn and cut the batch; svc stops the start, as for its other values).
+  // The batch processor's variables, with the SDK's defaults. A timeout of 0 is no limit (the specification's rule for
+  // timeouts). A batch fits the queue: with no batch size set, the default is cut to a smaller queue, as the SDK cuts
+  // it; a batch size set larger than the queue stops the start (the SDK would warn and cut it).
+  const maxQueued = limit(env, ['OTEL_BSP_MAX_QUEUE_SIZE'], 1, 2048);
+  const exportTimeoutMs = limit(env, ['OTEL_BSP_EXPORT_TIMEOUT'], 0, 30_000, MAX_TIMER_MS);
   const batches = Object.freeze({
-    delayMs: limit(env, ['OTEL_BSP_SCHEDULE_DELAY'], 0, 5000),
-    exportTimeoutMs: limit(env, ['OTEL_BSP_EXPORT_TIMEOUT'], 1, 30_000),
-    maxQueued: limit(env, ['OTEL_BSP_MAX_QUEUE_SIZE'], 1, 2048),
-    maxBatch: limit(env, ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'], 1, 512),
+    delayMs: limit(env, ['OTEL_BSP_SCHEDULE_DELAY'], 0, 5000, MAX_TIMER_MS),
+    exportTimeoutMs: exportTimeoutMs === 0 ? Infinity : exportTimeoutMs,
+    maxQueued,
+    maxBatch: limit(env, ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'], 1, Math.min(512, maxQueued)),
   });
-  if (batches.maxBatch > batches.maxQueued) {
-    throw new ConfigError('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', `must be at most OTEL_BSP_MAX_QUEUE_SIZE (${batches.maxQueued}), got "${batches.maxBatch}"`);
+  if (batches.maxBatch > maxQueued) {
+    throw new ConfigError('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', `must be at most OTEL_BSP_MAX_QUEUE_SIZE (${maxQueued}), got "${batches.maxBatch}"`);
   }
 
   if (url === null || disabled?.toLowerCase() === 'true') return null;

@@ -123,7 +123,10 @@ export class EncodingSpanProcessor<T> implements SpanProcessor {
   /** One batch to the exporter, given up after the export timeout (a resource still reading its attributes included). */
   private send(batch: EncodedBatch<T>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`span export took more than ${this.limits.exportTimeoutMs} ms`)), this.limits.exportTimeoutMs);
+      // No timer for no limit (OTEL_BSP_EXPORT_TIMEOUT=0): the exporter's own request timeout still ends the export.
+      const timer = Number.isFinite(this.limits.exportTimeoutMs)
+        ? setTimeout(() => reject(new Error(`span export took more than ${this.limits.exportTimeoutMs} ms`)), this.limits.exportTimeoutMs)
+        : undefined;
       const settle = (err?: unknown) => {
         clearTimeout(timer);
         if (err === undefined) resolve();

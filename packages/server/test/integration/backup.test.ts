@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/db.js';
 import { signatureValid } from '../helpers/delivery.js';
@@ -149,6 +150,17 @@ describe('svc backup and restore (SQLite)', () => {
     const aside = /moved what was there to (.+)\n/.exec(over.stdout)?.[1];
     expect(aside).toBeDefined();
     expect(existsSync(aside!)).toBe(true);
+
+    // A backup made before backups were one file is in WAL mode: restoring it leaves its folder as it was.
+    const older = new Database(join(dir, 'svc.db'));
+    expect(older.pragma('journal_mode = WAL', { simple: true })).toBe('wal');
+    older.close();
+    const manifest = JSON.parse(readFileSync(join(dir, 'backup.json'), 'utf8')) as { database: { sha256: string } };
+    manifest.database.sha256 = createHash('sha256').update(readFileSync(join(dir, 'svc.db'))).digest('hex');
+    writeFileSync(join(dir, 'backup.json'), JSON.stringify(manifest));
+    const fromOlder = await svc(['restore', '--from', dir], { SVC_DATABASE_URL: first.url, SVC_SECRET_KEY: key });
+    expect(fromOlder.code, fromOlder.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['backup.json', 'svc-secret.key', 'svc.db']);
 
     // A damaged copy is refused before anything is touched.
     writeFileSync(join(dir, 'svc.db'), Buffer.concat([readFileSync(join(dir, 'svc.db')), Buffer.from('tampered')]));

@@ -39,6 +39,15 @@ describe('OTEL_* settings', () => {
       OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '100',
     });
     expect(s?.batches).toEqual({ maxBatch: 100, maxQueued: 100, delayMs: 0, exportTimeoutMs: 2500 });
+    // A queue smaller than the default batch cuts the batch, as the SDK does; a timeout of 0 is no limit.
+    const small = tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_EXPORT_TIMEOUT: '0' });
+    expect(small?.batches).toEqual({ maxBatch: 100, maxQueued: 100, delayMs: 5000, exportTimeoutMs: Infinity });
+  });
+
+  it('never print the endpoint\'s credentials, even of a URL they refuse', () => {
+    const e = failure({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://user:hunter2@exa mple:4318' });
+    expect(e.variable).toBe('OTEL_EXPORTER_OTLP_ENDPOINT');
+    expect(e.message).not.toContain('hunter2');
   });
 
   it('keep the endpoint\'s user name and password out of what is logged', () => {
@@ -89,7 +98,8 @@ describe('OTEL_* settings', () => {
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
     [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://127.0.0.1/x' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
     [{ OTEL_BSP_SCHEDULE_DELAY: '-5' }, 'OTEL_BSP_SCHEDULE_DELAY'],
-    [{ OTEL_BSP_EXPORT_TIMEOUT: '0' }, 'OTEL_BSP_EXPORT_TIMEOUT'],
+    [{ OTEL_BSP_EXPORT_TIMEOUT: '3000000000' }, 'OTEL_BSP_EXPORT_TIMEOUT'],
+    [{ OTEL_BSP_SCHEDULE_DELAY: '2147483648' }, 'OTEL_BSP_SCHEDULE_DELAY'],
     [{ OTEL_BSP_MAX_QUEUE_SIZE: '1e3' }, 'OTEL_BSP_MAX_QUEUE_SIZE'],
     [{ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0' }, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'],
     [{ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '101' }, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'],
