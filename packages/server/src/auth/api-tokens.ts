@@ -12,11 +12,17 @@ export async function createApiToken(
   ctx: Context,
   input: { name: string; scopes: Scope[]; collections: string[] | null },
 ): Promise<ApiToken & { token: string }> {
-  // The API's schema refuses these before they get here; `svc token create --collection` does not have it.
+  // The API's schema (routes/admin-tokens.ts) refuses these before they get here; `svc token create` has no schema.
+  const refuse = (path: string, message: string, detail: string): never => {
+    throw new AppError('validation_failed', detail, { errors: [{ path, message }] });
+  };
+  const nameLength = [...input.name].length;
+  if (nameLength < 1 || nameLength > 200) refuse('/name', 'must be 1 to 200 characters', `The name must be 1 to 200 characters (it has ${nameLength}).`);
+  if (input.collections && input.collections.length > 1000) refuse('/collections', 'must have at most 1000 items', 'A token names at most 1000 collections.');
   const bad = input.collections?.findIndex((c) => !COLLECTION_NAME.test(c)) ?? -1;
   if (bad >= 0) {
     const message = `must match pattern "${COLLECTION_NAME.source}"`;
-    throw new AppError('validation_failed', `"${input.collections![bad]}" is not a collection name: it ${message}.`, { errors: [{ path: `/collections/${bad}`, message }] });
+    refuse(`/collections/${bad}`, message, `"${input.collections![bad]}" is not a collection name: it ${message}.`);
   }
   const token = `${TOKEN_PREFIX}${randomToken()}`;
   const now = ctx.clock.now();
