@@ -2,8 +2,8 @@ import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
+import { COLLECTION_NAME } from '../lib/names.js';
 import type { Collection } from '../records/collections-store.js';
-import { COLLECTION_NAME } from '../records/fields.js';
 import { findApiTokenWithCollection, insertApiToken, touchApiToken, type ApiToken, type Scope } from './api-tokens-store.js';
 
 export const TOKEN_PREFIX = 'svc_pat_';

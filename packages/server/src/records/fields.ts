@@ -11,7 +11,7 @@ export interface Field {
   indexed: boolean;
 }
 
-export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+export { COLLECTION_NAME } from '../lib/names.js';
 export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** `_test` names the webhook.test envelope; user collections match COLLECTION_NAME, which cannot start with `_`. */
 export const RESERVED_COLLECTION = '_test';
