@@ -233,7 +233,7 @@ export const SETTINGS: readonly Setting[] = [
   }),
   setting({
     key: 'publicUrl', env: 'SVC_PUBLIC_URL', defaultText: 'http://<host>:<port>',
-    doc: "the service's own origin, for links and the Origin check", parse: publicUrl,
+    doc: "the service's own origin, for links and the Origin check; set it when browsers reach svc by another name (a proxy, or SVC_HOST=0.0.0.0)", parse: publicUrl,
     fallback: (c) => `http://${c.host?.includes(':') ? `[${c.host}]` : c.host}:${c.port}`,
   }),
   setting({ key: 'logLevel', env: 'SVC_LOG_LEVEL', defaultText: 'info', doc: 'debug, info, warn, error; JSON lines on stdout', parse: oneOf<LogLevel>('debug', 'info', 'warn', 'error') }),
