@@ -54,4 +54,29 @@ describe('Scheduler.plan', () => {
     expect(next.find((w) => w.webhookId === 't0')!.limit).toBe(share - slots.busy('t0'));
     expect(next.every((w) => w.limit >= share / 4)).toBe(true);
   });
+  it('more busy targets than the process holds jobs: whole-number limits of at least one, and every target reached in turn', () => {
+    // 1,100 and 10,000 targets each with a backlog: the share of HOLD_ROUNDS × perProcess is below one job a target.
+    for (const count of [1_100, 10_000]) {
+      const s = new Scheduler({ perProcess, perTarget });
+      const ids = Array.from({ length: count }, (_, i) => `t${i}`);
+      s.setTargets(ids.map(target));
+      const slots = new Slots(perProcess, perTarget);
+      const reached = new Set<string>();
+      for (let claim = 0; reached.size < count; claim++) {
+        expect(claim).toBeLessThan(Math.ceil(count / (HOLD_ROUNDS * perProcess)) + 1);
+        const wants = s.plan(slots)!;
+        expect(wants.length).toBeGreaterThan(0);
+        for (const w of wants) {
+          expect(Number.isInteger(w.limit)).toBe(true);
+          expect(w.limit).toBeGreaterThanOrEqual(1);
+          reached.add(w.webhookId);
+        }
+        expect(wants.reduce((sum, w) => sum + w.limit, 0)).toBeLessThanOrEqual(HOLD_ROUNDS * perProcess);
+        // Each claim's jobs are held, delivered and done before the next plan.
+        for (const w of wants) slots.hold(jobs(w.webhookId, w.limit));
+        while (slots.inFlight > 0) for (const h of slots.takeReady()) slots.free(h.job);
+      }
+      expect(reached.size).toBe(count);
+    }
+  });
 });

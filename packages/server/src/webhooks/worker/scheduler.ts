@@ -51,6 +51,13 @@ export class Scheduler {
   /** Limited targets whose allowance is spent: not planned before this time (ms). Kept across setTargets. */
   private readonly spent = new Map<string, number>();
   private readonly limited = new Set<string>();
+  /**
+   * The targets in the order plan() walks them, and where the next walk starts: after the last target the previous
+   * claim topped up. With more busy targets than the process holds jobs (over HOLD_ROUNDS × perProcess), a claim
+   * reaches only some of them, and a walk from the first each time would leave the rest waiting for good.
+   */
+  private order: string[] = [];
+  private nextStart = 0;
 
   constructor(private readonly limits: { perProcess: number; perTarget: number }) {}
 
@@ -58,6 +65,8 @@ export class Scheduler {
   setTargets(rows: readonly TargetRow[]): void {
     this.targets.clear();
     for (const row of rows) this.targets.set(row.id, row);
+    this.order = [...this.targets.keys()];
+    if (this.nextStart >= this.order.length) this.nextStart = 0;
     for (const id of this.pace.keys()) if (!this.targets.has(id)) this.pace.delete(id);
     for (const id of this.spent.keys()) if (!this.targets.has(id)) this.spent.delete(id);
     this.limited.clear();
@@ -105,8 +114,12 @@ export class Scheduler {
     const wants: ClaimRequest[] = [];
     let due = false;
     let room = HOLD_ROUNDS * perProcess - slots.inFlight;
-    for (const target of this.targets.values()) {
+    const n = this.order.length;
+    let last = -1;
+    for (let k = 0; k < n; k++) {
       if (room <= 0) break;
+      const i = (this.nextStart + k) % n;
+      const target = this.targets.get(this.order[i]!)!;
       if (!target.enabled || this.idle.has(target.id)) continue;
       const busy = slots.busy(target.id);
       if (isLimited(target)) {
@@ -118,6 +131,7 @@ export class Scheduler {
         wants.push({ webhookId: target.id, limit, limited: true });
         room -= limit;
         due = true;
+        last = i;
         continue;
       }
       const hold = this.holdFor(target.id);
@@ -127,9 +141,11 @@ export class Scheduler {
       const limit = Math.min(room, hold - busy);
       wants.push({ webhookId: target.id, limit });
       room -= limit;
+      last = i;
       if (busy <= hold / 2) due = true;
     }
     if (!due) return null;
+    this.nextStart = n === 0 ? 0 : (last + 1) % n;
     const maxBytes = Math.floor(Math.min(CLAIM_MAX_BYTES, bytesRoom) / wants.length);
     return wants.map((w) => ({ ...w, maxBytes }));
   }
@@ -165,6 +181,8 @@ export class Scheduler {
     // Nor more than its share of what the process holds in all: past it, every busy target would count as low at
     // once and each few freed slots would make a claim of a few jobs (W4, ten targets: 435 claims of 46 jobs).
     const share = Math.max(2 * slots, Math.floor((HOLD_ROUNDS * perProcess) / active));
-    return Math.min(MAX_HOLD_PER_TARGET, Math.max(2 * perTarget, paced), share);
+    // A whole number of jobs, and at least one: past HOLD_ROUNDS × perProcess busy targets the share is below one, and
+    // a claim's limit is an integer bound of its statement (SQLite refused 0.0128 as a LIMIT, PostgreSQL too).
+    return Math.max(1, Math.floor(Math.min(MAX_HOLD_PER_TARGET, Math.max(2 * perTarget, paced), share)));
   }
 }
