@@ -13,6 +13,13 @@ import type { Enqueued } from '../queue/enqueue.js';
 import type { AutoDisableRule } from '../target-health-store.js';
 import { recordConsequences } from './consequences.js';
 
+/**
+ * How long a job waits when its target's secret cannot be opened with this process's key (SVC_SECRET_KEY is not the
+ * one that sealed it, say after a restore): until the operator starts svc with the right key or rotates the target's
+ * secret, every attempt would be refused the same way.
+ */
+export const UNSIGNABLE_DELAY_MS = 60_000;
+
 /** A decided attempt, waiting for its transition to be written. */
 export interface Finished {
   job: HeldJob;
@@ -177,8 +184,9 @@ export class Completer {
     const applied = await this.db.transaction().execute(async (trx) => {
       const applied = await complete(trx, this.caps, { now, done: delivered });
       const released: HeldJob[] = [];
+      const unsignable: HeldJob[] = [];
       for (const { job, decision, attempt } of batch) {
-        if (decision.kind === 'not-attempted') released.push(job);
+        if (decision.kind === 'not-attempted') (decision.reason === 'secret-unavailable' ? unsignable : released).push(job);
         else if (decision.kind === 'retry') {
           if (await scheduleRetry(trx, { now, job, attempt: { ...attempt, error: decision.error }, at: decision.at })) applied.add(job.id);
         } else if (decision.kind === 'dead') {
@@ -186,6 +194,9 @@ export class Completer {
         }
       }
       await release(trx, this.caps, { now, jobs: released });
+      // Claimable at once, these would be claimed, refused and released again without end (W4-like rates of claims
+      // and commits, for nothing): the secret opens again only once the key or the target changes.
+      await release(trx, this.caps, { now, jobs: unsignable, dueAt: now + UNSIGNABLE_DELAY_MS });
       const ops = this.opts.operations;
       if (ops) outcome = await recordConsequences(trx, this.caps, { now, rule: ops.rule, written: batch.map((f) => ({ ...f, applied: applied.has(f.job.id) })) });
       return applied;

@@ -40,6 +40,8 @@ export class DeliveryWorker implements JobHandoff {
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private readonly attempts = new Set<Promise<void>>();
+  /** When each target whose secret would not open was last logged (ms): one error line a target a minute. */
+  private readonly unsignableLogged = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => Promise<void>) | null = null;
   private idleWaiters: Array<() => void> = [];
@@ -290,9 +292,22 @@ export class DeliveryWorker implements JobHandoff {
           'delivery attempt',
         );
       }
-    }
+    } else if (decision.reason === 'secret-unavailable') this.logUnsignable(job.webhookId);
     // The slot frees as soon as the HTTP attempt ends; the transition joins the next group commit meanwhile.
     this.finish(job, decision, facts);
+  }
+
+  /** A target's jobs wait (completer.ts UNSIGNABLE_DELAY_MS) until its secret opens: the operator has to know why. */
+  private logUnsignable(webhookId: string): void {
+    const now = this.ctx.clock.now();
+    const last = this.unsignableLogged.get(webhookId);
+    if (last !== undefined && now - last < 60_000) return;
+    if (this.unsignableLogged.size >= 1024) this.unsignableLogged.clear();
+    this.unsignableLogged.set(webhookId, now);
+    this.ctx.logger.error(
+      { webhookId },
+      "this target's signing secret cannot be opened with this process's SVC_SECRET_KEY; its jobs wait (due again every 60 s) until svc runs with the key that sealed it or the secret is rotated",
+    );
   }
 
   private decide(job: HeldJob, facts: AttemptFacts): Decision {
