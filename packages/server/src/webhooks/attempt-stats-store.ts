@@ -17,6 +17,11 @@ export interface Window {
   /** Inclusive bounds, Unix ms. */
   from: number;
   to: number;
+  /**
+   * The records queries' row check (QueryDialect.rowCheck), for reads run where they run (Database.queries): on
+   * SQLite it lets the main connection hand a long read to a reader thread, and a reader past the timeout stop.
+   */
+  rowCheck?: string | null;
 }
 
 export interface HourCounts {
@@ -41,13 +46,15 @@ const inWindow = (db: Kysely<Tables>, w: Window) =>
       .where('webhook_id', '=', w.webhookId)
       .where('started_at', '>=', w.from)
       .where('started_at', '<=', w.to)
+      .$if(Boolean(w.rowCheck), (q) => q.where(sql.raw<boolean>(w.rowCheck!)))
       .unionAll(
         db
           .selectFrom('delivery_jobs')
           .select([sql<number>`success_started_at`.as('started_at'), sql<number>`success_duration_ms`.as('duration_ms'), sql<string | null>`cast(null as text)`.as('error_code')])
           .where('webhook_id', '=', w.webhookId)
           .where('success_started_at', '>=', w.from)
-          .where('success_started_at', '<=', w.to),
+          .where('success_started_at', '<=', w.to)
+          .$if(Boolean(w.rowCheck), (q) => q.where(sql.raw<boolean>(w.rowCheck!))),
       )
       .as('attempt'),
   );

@@ -23,8 +23,8 @@ export const MAX_HEALTH_WINDOW_MS = 7 * 24 * HOUR_MS;
 /** Nearest-rank: the smallest value with at least p of the values at or below it. */
 export const nearestRank = (p: number, n: number): number => Math.max(1, Math.ceil(p * n));
 
-export async function targetHealth(db: Kysely<Tables>, opts: { webhookId: string; since: number; now: number }): Promise<TargetHealth> {
-  const w: Window = { webhookId: opts.webhookId, from: opts.since, to: opts.now };
+export async function targetHealth(db: Kysely<Tables>, opts: { webhookId: string; since: number; now: number; rowCheck?: string | null }): Promise<TargetHealth> {
+  const w: Window = { webhookId: opts.webhookId, from: opts.since, to: opts.now, rowCheck: opts.rowCheck ?? null };
   const hours = new Map((await countsByHour(db, w)).map((h) => [h.hour, h]));
   const buckets: TargetHealth['buckets'] = [];
   for (let start = Math.floor(opts.since / HOUR_MS) * HOUR_MS; start <= opts.now; start += HOUR_MS) {

@@ -70,7 +70,12 @@ export const adminWebhookHealthRoutes =
         throw new AppError('invalid_query', 'since may be at most 7 days back.', { errors: [{ path: 'since', message: 'more than 7 days back' }] });
       }
       if (since > now) throw new AppError('invalid_query', 'since is in the future.', { errors: [{ path: 'since', message: 'in the future' }] });
-      const h = await targetHealth(ctx.database.db, { webhookId: target.id, since, now });
+      // Its statements read every attempt of the window (a busy target's week: millions): where records queries run,
+      // off SQLite's main thread and under SVC_QUERY_TIMEOUT_MS on both databases.
+      const h = await targetHealth(ctx.database.queries, { webhookId: target.id, since, now, rowCheck: ctx.database.caps.query.rowCheck }).catch((err: unknown) => {
+        if (ctx.database.caps.isQueryTimeout(err)) throw new AppError('query_timeout', 'The statistics took longer than the query timeout; ask for a shorter window (since).');
+        throw err;
+      });
       const time = (ms: number | null) => (ms === null ? null : iso(ms));
       return {
         ...h,

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { DIALECTS } from '../helpers/db.js';
+
+/**
+ * A target's stats read every attempt of their window, and sort them for each percentile: a busy target's week is
+ * millions of rows. They run where records queries run (SQLite: a reader thread, not the main one; both databases:
+ * SVC_QUERY_TIMEOUT_MS), so a window too large for the timeout is a 503 `query_timeout`, not a stalled process.
+ */
+describe.each(DIALECTS)('a target\'s stats (%s)', (dialect) => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  it('stop at SVC_QUERY_TIMEOUT_MS with 503 query_timeout', async () => {
+    t = await createTestApp(dialect, { SVC_QUERY_TIMEOUT_MS: '1', SVC_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' });
+    await t.collection('issues', [{ name: 'title', type: 'text', required: true }]);
+    const created = await t.app.inject({ method: 'POST', url: '/admin/v1/webhooks', headers: t.admin.headers, payload: { name: 'busy', url: 'https://127.0.0.1:9/hook', topics: ['record.created'] } });
+    expect(created.statusCode).toBe(201);
+    const webhookId = created.json().id as string;
+    const token = await t.token();
+    const record = await t.app.inject({ method: 'POST', url: '/api/v1/collections/issues/records', headers: { authorization: `Bearer ${token}` }, payload: { data: { title: 'x' } } });
+    expect(record.statusCode).toBe(201);
+    const { db } = t.ctx.database;
+    const job = await db.selectFrom('delivery_jobs').select('id').where('webhook_id', '=', webhookId as never).executeTakeFirstOrThrow();
+    // 60,000 failed attempts within the last day, as a busy failing target makes them.
+    const now = t.ctx.clock.now();
+    for (let n = 1; n <= 60_000; n += 1000) {
+      await db
+        .insertInto('delivery_attempts_rows')
+        .values(Array.from({ length: 1000 }, (_, i) => ({
+          job_id: job.id, number: n + i, started_at: now - 1000 - (n + i), duration_ms: (n + i) % 997, status_code: 503, error_code: 'http_status',
+          error_message: 'HTTP 503', response_snippet: '', webhook_id: webhookId, remote_address: '127.0.0.1', dns_ms: null, connect_ms: 1, tls_ms: 2, first_byte_ms: 3,
+        })))
+        .execute();
+    }
+    const stats = await t.app.inject({ method: 'GET', url: `/admin/v1/webhooks/${webhookId}/stats`, headers: t.admin.headers });
+    expect(stats.statusCode).toBe(503);
+    expect(stats.json()).toMatchObject({ code: 'query_timeout', status: 503 });
+    expect(stats.headers['x-request-id']).toBeTruthy();
+    expect(t.violations).toEqual([]);
+  }, 60_000);
+});
