@@ -72,10 +72,15 @@ export async function updateCollectionFields(db: Kysely<Tables>, name: string, f
  * Inside the caller's transaction: the collection and its records (the foreign key cascades), and how many records
  * went with it; null when there is no such collection. On PostgreSQL its row is locked first, in a statement of its
  * own: a record insert checks that row (FOR KEY SHARE), so no record commits between the count and the delete, and
- * the count is exactly what the delete removed. SQLite's write transactions hold the single write lock.
+ * the count is exactly what the delete removed. SQLite's write transactions hold the single write lock. Without
+ * `force`, a collection that holds records is left as it is: 'holds-records'.
  */
-export async function deleteCollectionCounting(trx: Kysely<Tables>, caps: DialectCapabilities, name: string): Promise<number | null> {
+export async function deleteCollectionCounting(trx: Kysely<Tables>, caps: DialectCapabilities, name: string, force: boolean): Promise<number | null | 'holds-records'> {
   await caps.lockRow(trx, 'collections', 'name', name);
+  // Without force, refused before anything is deleted: counting every record and cascading the delete to all of
+  // them, then rolling it all back, held the write lock (on SQLite the event loop) as long as deleting them would.
+  // (A record names an existing collection: the foreign key.)
+  if (!force && (await trx.selectFrom('records').select(sql<number>`1`.as('one')).where('collection', '=', name).limit(1).executeTakeFirst()) !== undefined) return 'holds-records';
   const { n } = await trx.selectFrom('records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('collection', '=', name).executeTakeFirstOrThrow();
   return (await deleteCollection(trx, name)) ? Number(n) : null;
 }

@@ -127,9 +127,9 @@ export async function removeCollection(ctx: Context, name: string, force: boolea
   const jobs = await ctx.database.write(async (trx) => {
     const now = ctx.clock.now();
     // Counted and refused inside the transaction, so a record written meanwhile is never deleted without force.
-    const records = await deleteCollectionCounting(trx, ctx.database.caps, name);
+    const records = await deleteCollectionCounting(trx, ctx.database.caps, name, force);
     if (records === null) throw new AppError('not_found', `No collection named "${name}".`);
-    if (!force && records > 0) throw new AppError('conflict', `"${name}" still holds records; delete with ?force=true to remove them too.`);
+    if (records === 'holds-records') throw new AppError('conflict', `"${name}" still holds records; delete with ?force=true to remove them too.`);
     const payload = { collection: { name }, records, occurredAt: iso(now) };
     return outbox.enqueue(trx, { topic: 'collection.deleted', collection: name, recordId: TEST_RECORD_ID, payload }, now);
   });
