@@ -25,6 +25,8 @@ interface ExchangeChannel {
 
 export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number): BrokerConnection {
   let model: ChannelModel | null = null;
+  /** Why the broker blocked this connection's publishes (connection.blocked), while it does. */
+  let blocked: string | null = null;
   const channels = new Map<string, Promise<ExchangeChannel>>();
 
   const supervisor = new Supervisor<ChannelModel>(
@@ -32,11 +34,15 @@ export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEve
     async (conn) => {
       // An 'error' is always followed by 'close'; without a listener it would be thrown.
       conn.on('error', () => {});
+      // A memory or disk alarm: the broker stops reading publishes, and amqplib would buffer every one meanwhile.
+      conn.on('blocked', (reason: unknown) => (blocked = String(reason)));
+      conn.on('unblocked', () => (blocked = null));
       const lost = new Promise<unknown>((resolve) => conn.once('close', resolve));
       model = conn;
       supervisor.state(true);
       const err = await lost;
       model = null;
+      blocked = null;
       channels.clear();
       return err;
     },
@@ -65,6 +71,7 @@ export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEve
   async function publish(target: TargetRow, message: OutgoingMessage, _deadlineMs: number): Promise<PublishResult> {
     const conn = model;
     if (!supervisor.connected || conn === null) return NOT_CONNECTED(setting.name);
+    if (blocked !== null) return { ok: false, code: 'connection_failed', message: `The broker "${setting.name}" blocks publishing for now (${blocked}); nothing was sent.` };
     const exchange = target.exchange ?? '';
     const routingKey = target.routingKey === null ? '' : expandAddress(target.routingKey, envelopeEvent(message.body));
     let state: ExchangeChannel;

@@ -2,6 +2,7 @@
 // commands (twice: the client's and its MULTI's), 40 ms and a garbage collection at every start of a process with a
 // Redis broker, for one command svc sends (XADD, through sendCommand).
 import redisClient from '@redis/client/dist/lib/client/index.js';
+import redisErrors from '@redis/client/dist/lib/errors.js';
 import type { BrokerSetting } from '../../config/brokers.js';
 import { envelopeEvent, expandAddress } from '../address-template.js';
 import type { TargetRow } from '../targets-store.js';
@@ -12,6 +13,17 @@ import type { OutgoingMessage } from './sender.js';
 // Vite's test runner the `default` they hold.
 type RedisClientClass = typeof redisClient.default;
 const RedisClient: RedisClientClass = (redisClient as { default?: RedisClientClass }).default ?? (redisClient as unknown as RedisClientClass);
+type RedisErrors = typeof redisErrors;
+const { TimeoutError } = ((redisErrors as { default?: RedisErrors }).default ?? redisErrors) as RedisErrors;
+
+/**
+ * Commands written or waiting to be, at most, per connection. A Redis that accepts bytes and never answers (stopped,
+ * paused, a stalled host: its kernel keeps the connection up) would otherwise keep every attempt's XADD, its body
+ * included, for as long as the outage lasts: each attempt times out and is tried again, and the client queues the
+ * next one. Past this, an attempt fails at once (`timeout`, like the ones before it), holding nothing. Four times a
+ * worker's default concurrency: the attempts in flight never reach it while Redis answers.
+ */
+export const REDIS_MAX_UNANSWERED = 256;
 
 /**
  * Redis Streams (SPEC §14): one `XADD <stream> [MAXLEN ~ n] * …` per attempt, its reply (the entry id) is success.
@@ -26,6 +38,7 @@ export function redisConnection(setting: BrokerSetting, events: ConnectionEvents
   const client = new RedisClient({
     url: setting.url,
     disableOfflineQueue: true,
+    commandsQueueMaxLength: REDIS_MAX_UNANSWERED,
     socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => reconnectDelayMs(retries) },
   });
   // Socket errors only (a command's error reply rejects that command); without a listener they would be thrown.
@@ -33,7 +46,7 @@ export function redisConnection(setting: BrokerSetting, events: ConnectionEvents
   client.on('ready', () => events.state(true));
   client.on('reconnecting', () => events.state(false, 'reconnecting'));
 
-  async function publish(target: TargetRow, message: OutgoingMessage, _deadlineMs: number): Promise<PublishResult> {
+  async function publish(target: TargetRow, message: OutgoingMessage, deadlineMs: number): Promise<PublishResult> {
     if (!client.isReady) return NOT_CONNECTED(setting.name);
     const stream = expandAddress(target.stream ?? '', envelopeEvent(message.body));
     // `id` and `body` last: a header of either name is refused for redis targets at save, and could not shadow them anyway.
@@ -41,9 +54,14 @@ export function redisConnection(setting: BrokerSetting, events: ConnectionEvents
     const args: Array<string | Buffer> = ['XADD', stream, ...(target.maxLength === null ? [] : ['MAXLEN', '~', String(target.maxLength)]), '*'];
     for (const [field, value] of Object.entries(fields)) args.push(field, value);
     try {
-      const entry = await client.sendCommand(args);
+      // The deadline also takes a command not yet written out of the client's queue.
+      const entry = await client.sendCommand(args, { timeout: deadlineMs });
       return { ok: true, snippet: String(entry) };
     } catch (err) {
+      if (err instanceof TimeoutError) return { ok: false, code: 'timeout', message: `Redis did not answer the XADD within ${deadlineMs} ms.` };
+      if (err instanceof Error && err.message === 'The queue is full') {
+        return { ok: false, code: 'timeout', message: `Redis has not answered the ${REDIS_MAX_UNANSWERED} commands sent before this one; it was not sent.` };
+      }
       if (!client.isReady) return { ok: false, code: 'connection_failed', message: `The connection to the broker "${setting.name}" was lost before the reply (${errorDetail(err)}).` };
       // An error reply: WRONGTYPE (the key holds something else), OOM, a read-only replica…
       return { ok: false, code: 'broker_refused', message: `Redis refused the XADD: ${errorDetail(err)}.` };
