@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { nextTurn } from '../lib/turns.js';
 import { laterOf, RECHECK_MS, type FeedWaker, type LongPollWatch } from './feed.js';
 import { beyond, compareFeed, matchesFilter, readFeedPositions, type FeedFilter, type FeedPosition } from './feed-store.js';
 
@@ -94,6 +95,8 @@ export class FeedWatch implements LongPollWatch {
         else w.from = laterOf(through, w.from);
       }
       if (!full) return;
+      // A poll that examined little of a long feed (200,000 events behind the head) takes many reads: one a turn.
+      await nextTurn();
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { nextTurn } from '../lib/turns.js';
 import { AppError } from '../errors.js';
 import { laterOf, ORIGIN, RECHECK_MS, refuseExpired, type FeedWaker } from './feed.js';
 import { beyond, readFeed, type FeedPosition } from './feed-store.js';
@@ -172,6 +173,8 @@ export class FeedFanout {
       }
       this.position = read.full ? read.rows.at(-1)! : laterOf(read.head, this.position);
       if (!read.full || this.live.size === 0) return;
+      // A burst committed at once (a batch, a replay) is many reads: one a turn.
+      await nextTurn();
     }
   }
 
