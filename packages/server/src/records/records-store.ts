@@ -1,7 +1,6 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { insertRows, sqlOnce, type InsertPart } from '../db/compiled.js';
 import type { DialectCapabilities } from '../db/dialects/types.js';
-import { nextTurn } from '../lib/turns.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
 
 export interface StoredRecord {
@@ -132,8 +131,6 @@ export async function anyRecordLacks(db: Kysely<Tables>, caps: DialectCapabiliti
       if (!Object.hasOwn(data, field) || data[field] === null) return true;
     }
     after = sizes[end - 1]!.id;
-    // One batch a turn: on SQLite the reads and the parsing of a whole collection would otherwise hold the loop.
-    await nextTurn();
   }
 }
 

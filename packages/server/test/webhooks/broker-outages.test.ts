@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BROKER_URLS, createBrokerRig, uniqueName, type BrokerRig } from '../helpers/broker-rig.js';
-import { REDIS_MAX_UNANSWERED, redisConnection } from '../../src/webhooks/senders/redis.js';
+import { redisConnection, redisMaxUnanswered } from '../../src/webhooks/senders/redis.js';
 import type { TargetRow } from '../../src/webhooks/targets-store.js';
 import { DIALECTS } from '../helpers/db.js';
 import { exited } from '../helpers/processes.js';
@@ -151,11 +151,14 @@ describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
     }
   });
 
-  it.skipIf(!BROKER_URLS.redis || dialect !== 'sqlite')('Redis that takes bytes and never answers: at most REDIS_MAX_UNANSWERED XADDs wait on the connection, the next fails at once as a timeout, and all land once it answers again', async () => {
+  it.skipIf(!BROKER_URLS.redis || dialect !== 'sqlite')('Redis that takes bytes and never answers: at most 4 × SVC_WEBHOOK_CONCURRENCY XADDs wait on the connection, the next fails at once as a timeout, and all land once it answers again', async () => {
     const upstream = new URL(BROKER_URLS.redis);
     proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 6379) });
     let connected = false;
-    const conn = redisConnection({ name: 'cache', kind: 'redis', url: proxy.via(BROKER_URLS.redis) }, { state: (up) => (connected = up) }, 60_000);
+    const limits = { concurrency: 16 };
+    const bound = redisMaxUnanswered(limits);
+    expect(bound).toBe(64);
+    const conn = redisConnection({ name: 'cache', kind: 'redis', url: proxy.via(BROKER_URLS.redis) }, { state: (up) => (connected = up) }, 60_000, limits);
     const key = uniqueName('svct-hang-');
     const redis = createClient({ url: BROKER_URLS.redis });
     await redis.connect();
@@ -166,15 +169,15 @@ describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
       const target = { type: 'redis', stream: key, maxLength: null } as unknown as TargetRow;
       const message = (i: number) => ({ id: `del_${String(i).padStart(26, '0')}`, body: Buffer.from(JSON.stringify({ n: i })), headers: {} });
       let settled = 0;
-      const waiting = Array.from({ length: REDIS_MAX_UNANSWERED }, (_, i) => conn.publish(target, message(i), 60_000).finally(() => settled++));
+      const waiting = Array.from({ length: bound }, (_, i) => conn.publish(target, message(i), 60_000).finally(() => settled++));
       // The next one is refused by the client's bound while every earlier one is still unanswered: no timer involved.
-      const refused = await conn.publish(target, message(REDIS_MAX_UNANSWERED), 60_000);
+      const refused = await conn.publish(target, message(bound), 60_000);
       expect(settled).toBe(0);
       expect(refused).toMatchObject({ ok: false, code: 'timeout' });
       await proxy.setMode('pass');
       const results = await Promise.all(waiting);
       expect(results.every((r) => r.ok)).toBe(true);
-      expect(await redis.xLen(key)).toBe(REDIS_MAX_UNANSWERED);
+      expect(await redis.xLen(key)).toBe(bound);
     } finally {
       await conn.close();
       await redis.del(key);

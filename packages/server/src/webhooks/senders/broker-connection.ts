@@ -24,7 +24,12 @@ export interface BrokerConnection {
   close(): Promise<void>;
 }
 
-export type ConnectionFactory = (setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number) => BrokerConnection;
+export type ConnectionFactory = (setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number, limits?: ConnectionLimits) => BrokerConnection;
+
+export interface ConnectionLimits {
+  /** The attempts this process makes at once at most (SVC_WEBHOOK_CONCURRENCY): every publish on the connection is one. */
+  concurrency: number;
+}
 
 /**
  * Waits between attempts to (re)connect: 100 ms, doubling, at most 5 s, so a broker back after an outage is found

@@ -3,7 +3,7 @@ import { Gauge, type Registry } from '../../lib/prometheus.js';
 import { brokerAddress, type BrokerKind, type BrokerSetting } from '../../config/brokers.js';
 import { NO_TRACE } from '../connection-trace.js';
 import type { TargetRow } from '../targets-store.js';
-import { errorDetail, NOT_CONNECTED, type BrokerConnection, type ConnectionEvents, type ConnectionFactory, type PublishResult } from './broker-connection.js';
+import { errorDetail, NOT_CONNECTED, type BrokerConnection, type ConnectionEvents, type ConnectionFactory, type ConnectionLimits, type PublishResult } from './broker-connection.js';
 import type { AttemptOutcome, DeliverySender, OutgoingMessage } from './sender.js';
 
 /**
@@ -20,7 +20,7 @@ const FACTORIES: Readonly<Record<BrokerKind, () => Promise<ConnectionFactory>>> 
  * A broker connection whose client is loaded at start(): until then (and if the load failed) it is not connected, and
  * a publish is the pool's `connection_failed`, as for a broker that is down.
  */
-function lazyConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number, logger: Logger): BrokerConnection {
+function lazyConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number, logger: Logger, limits?: ConnectionLimits): BrokerConnection {
   let real: BrokerConnection | null = null;
   let closed = false;
   return {
@@ -31,7 +31,7 @@ function lazyConnection(setting: BrokerSetting, events: ConnectionEvents, timeou
       FACTORIES[setting.kind]()
         .then((factory) => {
           if (closed) return;
-          real = factory(setting, events, timeoutMs);
+          real = factory(setting, events, timeoutMs, limits);
           real.start();
         })
         .catch((err: unknown) => {
@@ -51,6 +51,8 @@ export interface BrokerPoolOptions {
   /** SVC_WEBHOOK_TIMEOUT_MS: one attempt, publish to acknowledgement; also a connection attempt's limit. */
   timeoutMs: number;
   logger: Logger;
+  /** SVC_WEBHOOK_CONCURRENCY, which bounds what a connection may hold unanswered (redis.ts). */
+  concurrency?: number;
 }
 
 interface Entry {
@@ -74,7 +76,7 @@ export class BrokerPool implements DeliverySender {
 
   constructor(settings: readonly BrokerSetting[], private readonly opts: BrokerPoolOptions) {
     for (const setting of settings) {
-      const connection = lazyConnection(setting, { state: (up, detail) => this.changed(setting.name, up, detail) }, opts.timeoutMs, opts.logger);
+      const connection = lazyConnection(setting, { state: (up, detail) => this.changed(setting.name, up, detail) }, opts.timeoutMs, opts.logger, opts.concurrency === undefined ? undefined : { concurrency: opts.concurrency });
       let reportedFirst = () => {};
       const firstReport = new Promise<void>((resolve) => (reportedFirst = resolve));
       this.entries.set(setting.name, { setting, connection, reported: null, firstReport, reportedFirst });

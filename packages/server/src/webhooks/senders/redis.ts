@@ -2,28 +2,25 @@
 // commands (twice: the client's and its MULTI's), 40 ms and a garbage collection at every start of a process with a
 // Redis broker, for one command svc sends (XADD, through sendCommand).
 import redisClient from '@redis/client/dist/lib/client/index.js';
-import redisErrors from '@redis/client/dist/lib/errors.js';
 import type { BrokerSetting } from '../../config/brokers.js';
 import { envelopeEvent, expandAddress } from '../address-template.js';
 import type { TargetRow } from '../targets-store.js';
-import { errorDetail, NOT_CONNECTED, reconnectDelayMs, type BrokerConnection, type ConnectionEvents, type PublishResult } from './broker-connection.js';
+import { errorDetail, NOT_CONNECTED, reconnectDelayMs, type BrokerConnection, type ConnectionEvents, type ConnectionLimits, type PublishResult } from './broker-connection.js';
 import type { OutgoingMessage } from './sender.js';
 
 // A CommonJS module's `exports.default`: Node (and the bundle) give the module's exports as the default import,
 // Vite's test runner the `default` they hold.
 type RedisClientClass = typeof redisClient.default;
 const RedisClient: RedisClientClass = (redisClient as { default?: RedisClientClass }).default ?? (redisClient as unknown as RedisClientClass);
-type RedisErrors = typeof redisErrors;
-const { TimeoutError } = ((redisErrors as { default?: RedisErrors }).default ?? redisErrors) as RedisErrors;
 
 /**
- * Commands written or waiting to be, at most, per connection. A Redis that accepts bytes and never answers (stopped,
- * paused, a stalled host: its kernel keeps the connection up) would otherwise keep every attempt's XADD, its body
- * included, for as long as the outage lasts: each attempt times out and is tried again, and the client queues the
- * next one. Past this, an attempt fails at once (`timeout`, like the ones before it), holding nothing. Four times a
- * worker's default concurrency: the attempts in flight never reach it while Redis answers.
+ * Commands written or waiting to be, at most, per connection: four times the attempts the process makes at once
+ * (SVC_WEBHOOK_CONCURRENCY), so a Redis that answers never meets it. A Redis that accepts bytes and never answers
+ * (stopped, paused, a stalled host: its kernel keeps the connection up) would otherwise keep every attempt's XADD, its
+ * body included, for as long as the outage lasts: each attempt times out and is tried again, and the client queues
+ * the next one. Past the bound an attempt fails at once (`timeout`, like the ones before it), holding nothing.
  */
-export const REDIS_MAX_UNANSWERED = 256;
+export const redisMaxUnanswered = (limits?: ConnectionLimits): number => 4 * (limits?.concurrency ?? 64);
 
 /**
  * Redis Streams (SPEC §14): one `XADD <stream> [MAXLEN ~ n] * …` per attempt, its reply (the entry id) is success.
@@ -34,11 +31,12 @@ export const REDIS_MAX_UNANSWERED = 256;
  * are never queued while it is down (disableOfflineQueue): an attempt then fails at once with `connection_failed`
  * instead of waiting for a broker that may not come back within the attempt.
  */
-export function redisConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number): BrokerConnection {
+export function redisConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number, limits?: ConnectionLimits): BrokerConnection {
+  const maxUnanswered = redisMaxUnanswered(limits);
   const client = new RedisClient({
     url: setting.url,
     disableOfflineQueue: true,
-    commandsQueueMaxLength: REDIS_MAX_UNANSWERED,
+    commandsQueueMaxLength: maxUnanswered,
     socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => reconnectDelayMs(retries) },
   });
   // Socket errors only (a command's error reply rejects that command); without a listener they would be thrown.
@@ -46,7 +44,7 @@ export function redisConnection(setting: BrokerSetting, events: ConnectionEvents
   client.on('ready', () => events.state(true));
   client.on('reconnecting', () => events.state(false, 'reconnecting'));
 
-  async function publish(target: TargetRow, message: OutgoingMessage, deadlineMs: number): Promise<PublishResult> {
+  async function publish(target: TargetRow, message: OutgoingMessage, _deadlineMs: number): Promise<PublishResult> {
     if (!client.isReady) return NOT_CONNECTED(setting.name);
     const stream = expandAddress(target.stream ?? '', envelopeEvent(message.body));
     // `id` and `body` last: a header of either name is refused for redis targets at save, and could not shadow them anyway.
@@ -54,13 +52,11 @@ export function redisConnection(setting: BrokerSetting, events: ConnectionEvents
     const args: Array<string | Buffer> = ['XADD', stream, ...(target.maxLength === null ? [] : ['MAXLEN', '~', String(target.maxLength)]), '*'];
     for (const [field, value] of Object.entries(fields)) args.push(field, value);
     try {
-      // The deadline also takes a command not yet written out of the client's queue.
-      const entry = await client.sendCommand(args, { timeout: deadlineMs });
+      const entry = await client.sendCommand(args);
       return { ok: true, snippet: String(entry) };
     } catch (err) {
-      if (err instanceof TimeoutError) return { ok: false, code: 'timeout', message: `Redis did not answer the XADD within ${deadlineMs} ms.` };
       if (err instanceof Error && err.message === 'The queue is full') {
-        return { ok: false, code: 'timeout', message: `Redis has not answered the ${REDIS_MAX_UNANSWERED} commands sent before this one; it was not sent.` };
+        return { ok: false, code: 'timeout', message: `Redis has not answered the ${maxUnanswered} commands sent before this one; it was not sent.` };
       }
       if (!client.isReady) return { ok: false, code: 'connection_failed', message: `The connection to the broker "${setting.name}" was lost before the reply (${errorDetail(err)}).` };
       // An error reply: WRONGTYPE (the key holds something else), OOM, a read-only replica…

@@ -14,9 +14,9 @@ import type { AutoDisableRule } from '../target-health-store.js';
 import { recordConsequences } from './consequences.js';
 
 /**
- * How long a job waits when its target's secret cannot be opened with this process's key (SVC_SECRET_KEY is not the
- * one that sealed it, say after a restore): until the operator starts svc with the right key or rotates the target's
- * secret, every attempt would be refused the same way.
+ * How long a job waits when a sealed value of its target (secret, previous secret, headers) does not open with this
+ * process's key (svc refuses to start with another key than the database's: a row copied from elsewhere, or damaged):
+ * until the operator rotates the secret (overlapSeconds 0) and sets the headers again, every attempt would be refused.
  */
 export const UNSIGNABLE_DELAY_MS = 60_000;
 

@@ -40,7 +40,7 @@ export class DeliveryWorker implements JobHandoff {
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private readonly attempts = new Set<Promise<void>>();
-  /** When each target whose secret would not open was last logged (ms): one error line a target a minute. */
+  /** When each target whose sealed values would not open was last logged (ms): one error line a target a minute. */
   private readonly unsignableLogged = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => Promise<void>) | null = null;
@@ -306,7 +306,7 @@ export class DeliveryWorker implements JobHandoff {
     this.unsignableLogged.set(webhookId, now);
     this.ctx.logger.error(
       { webhookId },
-      "this target's signing secret cannot be opened with this process's SVC_SECRET_KEY; its jobs wait (due again every 60 s) until svc runs with the key that sealed it or the secret is rotated",
+      "a sealed value of this target (its secret, its previous secret or its headers) does not open with this process's key; its jobs wait, due again every 60 s: rotate its secret with overlapSeconds 0 and set its headers again",
     );
   }
 
