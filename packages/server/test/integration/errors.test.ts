@@ -42,6 +42,17 @@ describe.each(DIALECTS)('error answers (%s)', (dialect) => {
     const res = await t.app.inject({ method: 'PUT', url: '/api/v1/capabilities' });
     expectProblem(res, 405, 'method_not_allowed');
     expect(res.headers.allow).toContain('GET');
+    // A POST-only admin route: GET (which the admin UI's wildcard also matches) is a 405 like any other method, and
+    // Allow names only what the route takes; an admin API path no route has is a 404 for every method.
+    for (const method of ['GET', 'HEAD', 'PUT', 'DELETE'] as const) {
+      const other = await t.app.inject({ method, url: '/admin/v1/webhooks/wh_01M8GWH6A1RXSW3KJMTXT81QKC/rotate-secret', headers: t.admin.headers });
+      expect(other.statusCode).toBe(405);
+      expect(other.headers.allow).toBe('POST');
+      if (method !== 'HEAD') expect(other.json().code).toBe('method_not_allowed');
+    }
+    for (const method of ['GET', 'PUT'] as const) {
+      expectProblem(await t.app.inject({ method, url: '/admin/v1/nothing-here', headers: t.admin.headers }), 404, 'not_found');
+    }
   });
 
   it('413 payload_too_large, 415 unsupported_media_type, 400 invalid_json, depth limit', async () => {

@@ -122,7 +122,9 @@ export const adminUiRoutes: FastifyPluginAsync<{ root?: string }> = async (app, 
       // The router sends an over-long API parameter here (this wildcard has no length limit): answer as it would.
       throw new AppError('uri_too_long', 'A path segment is longer than any identifier or name can be.');
     }
-    if (rest === 'v1' || rest.startsWith('v1/')) throw new AppError('not_found', 'No such route.');
+    // The admin API's paths are not the UI's: answered as the not-found handler answers them (a 405 where the path
+    // has other methods).
+    if (rest === 'v1' || rest.startsWith('v1/')) throw app.unmatchedRoute(request.method, request.url.split('?')[0] ?? '');
     return serve(reply, rest === '' ? INDEX : rest);
   });
 };
