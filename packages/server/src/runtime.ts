@@ -175,7 +175,7 @@ export async function startProcess(given: Context, parts: { api: boolean; worker
   if (parts.worker) {
     const https = parts.sender ?? (client = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver, ctx.clock)));
     // Broker connections live in the processes that deliver (SPEC §14); they connect in the background from here on.
-    brokers = new BrokerPool(ctx.config.brokers, { timeoutMs: ctx.config.webhookTimeoutMs, logger: ctx.logger, concurrency: ctx.config.webhookConcurrency });
+    brokers = new BrokerPool(ctx.config.brokers, { timeoutMs: ctx.config.webhookTimeoutMs, logger: ctx.logger, limits: { concurrency: ctx.config.webhookConcurrency } });
     if (registry) registerBrokerMetrics(registry, brokers);
     brokers.start();
     worker = new DeliveryWorker(ctx, routeByType(https, brokers), metrics);

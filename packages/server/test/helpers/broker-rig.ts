@@ -64,7 +64,7 @@ export async function createBrokerRig(dialect: Dialect, brokers: string, env: Re
     {
       ...options,
       handoff: (ctx) => {
-        pool = new BrokerPool(ctx.config.brokers, { timeoutMs: ctx.config.webhookTimeoutMs, logger: ctx.logger, concurrency: ctx.config.webhookConcurrency });
+        pool = new BrokerPool(ctx.config.brokers, { timeoutMs: ctx.config.webhookTimeoutMs, logger: ctx.logger, limits: { concurrency: ctx.config.webhookConcurrency } });
         https = createDeliveryClient(deliveryClientOptions(ctx.config, ctx.resolver));
         return (worker = new DeliveryWorker(ctx, routeByType(https, pool)));
       },

@@ -51,8 +51,8 @@ export interface BrokerPoolOptions {
   /** SVC_WEBHOOK_TIMEOUT_MS: one attempt, publish to acknowledgement; also a connection attempt's limit. */
   timeoutMs: number;
   logger: Logger;
-  /** SVC_WEBHOOK_CONCURRENCY, which bounds what a connection may hold unanswered (redis.ts). */
-  concurrency?: number;
+  /** What bounds a connection's unanswered publishes (redis.ts); without it, the default concurrency's. */
+  limits?: ConnectionLimits;
 }
 
 interface Entry {
@@ -76,7 +76,7 @@ export class BrokerPool implements DeliverySender {
 
   constructor(settings: readonly BrokerSetting[], private readonly opts: BrokerPoolOptions) {
     for (const setting of settings) {
-      const connection = lazyConnection(setting, { state: (up, detail) => this.changed(setting.name, up, detail) }, opts.timeoutMs, opts.logger, opts.concurrency === undefined ? undefined : { concurrency: opts.concurrency });
+      const connection = lazyConnection(setting, { state: (up, detail) => this.changed(setting.name, up, detail) }, opts.timeoutMs, opts.logger, opts.limits);
       let reportedFirst = () => {};
       const firstReport = new Promise<void>((resolve) => (reportedFirst = resolve));
       this.entries.set(setting.name, { setting, connection, reported: null, firstReport, reportedFirst });
