@@ -6,7 +6,8 @@
  *
  * errors.ts (the catalogue) imports nothing, so it sits at the bottom beside lib. context.ts is the type-only hub
  * every domain module receives: it names config, db and lib types, so it sits just above db and below the domains;
- * a domain type it needs belongs below it. records may use webhooks (a write enqueues its jobs); webhooks never uses
+ * a domain type it needs belongs below it. records may use webhooks (a write enqueues its jobs) and the feed's mark
+ * (events/feed-mark.ts, for the "make a field required" check); webhooks never uses
  * records; auth uses neither; events (the feed: its writes, reads and streams) uses none of them, and webhooks reaches
  * into it only to write an event with its jobs. Type-only imports count: the rules are about the design, not the emitted code.
  * Paths are relative to the repository root, where the check runs.
@@ -68,7 +69,12 @@ module.exports = {
       to: { path: within('records/') },
     },
     onlyBelow('auth-imports-only-lower-layers', 'auth may use lib, config, db and the context.', within('auth/'), within(...UP_TO_CONTEXT, 'auth/', 'records/', 'webhooks/')),
-    onlyBelow('records-imports-only-lower-layers', 'records may use lib, config, db, the context and webhooks.', within('records/'), within(...UP_TO_CONTEXT, 'records/', 'webhooks/')),
+    onlyBelow(
+      'records-imports-only-lower-layers',
+      'records may use lib, config, db, the context and webhooks, and of the feed only its mark (a schema check finds the records written during its read by their events after it).',
+      within('records/'),
+      within(...UP_TO_CONTEXT, 'records/', 'webhooks/', 'events/feed-mark\\.ts$', 'events/feed-position\\.ts$'),
+    ),
     onlyBelow('events-imports-only-lower-layers', 'events holds the feed: lib, config, db and the context.', within('events/'), within(...UP_TO_CONTEXT, 'events/')),
     onlyBelow('webhooks-imports-only-lower-layers', 'webhooks may use lib, config, db and the context.', within('webhooks/'), within(...UP_TO_CONTEXT, 'webhooks/', 'records/', 'events/')),
     {

@@ -319,7 +319,7 @@ export const SETTINGS: readonly Setting[] = [
   }),
   setting({
     key: 'queryTimeoutMs', env: 'SVC_QUERY_TIMEOUT_MS', defaultText: '10000',
-    doc: "a records list or count (filter, sort, count), or a target's stats, running longer than this is stopped: 503 query_timeout (SQLite: waiting for a reader thread counts; a running one is ended and replaced)",
+    doc: "a records list or count (filter, sort, count), a target's stats, or the check of the records before a field is made required, running longer than this is stopped: 503 query_timeout (SQLite: waiting for a reader thread counts; a running one is ended and replaced)",
     parse: integer(1, 600_000),
   }),
   setting({

@@ -23,7 +23,7 @@ export interface FeedFilter {
 }
 
 /** Where a read without a cursor starts: before every event. */
-const BEFORE_ALL: FeedPosition = { tx: -1, position: -1 };
+export const BEFORE_ALL: FeedPosition = { tx: -1, position: -1 };
 
 /**
  * What every feed statement shares: the horizon and the filters. SQLite's horizon is a constant, written into each

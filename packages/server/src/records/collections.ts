@@ -6,7 +6,10 @@ import { createOutbox } from '../webhooks/outbox.js';
 import { deleteCollection, deleteCollectionCounting, findCollection, insertCollection, listCollections, updateCollectionFields, type Collection } from './collections-store.js';
 import { COLLECTION_NAME, validateFieldList, type Field } from './fields.js';
 import { buildFieldIndex, dropFieldIndex } from './query/field-index-store.js';
-import { anyRecordLacks } from './records-store.js';
+import type { FeedPosition } from '../events/feed-position.js';
+import { feedMark } from '../events/feed-mark.js';
+import type { Filter } from './query/check.js';
+import { anyMatching, type MatchingScope } from './query/records-query-store.js';
 
 /** Builds the indexes of newly indexed fields; if one fails, those already built are dropped again. */
 async function buildIndexes(ctx: Context, name: string, fields: readonly Field[]): Promise<void> {
@@ -89,12 +92,10 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
   });
   errors.push(...validateFieldList(fields, '/fields', current.fields));
   if (errors.length > 0) throw new AppError('validation_failed', 'The field change is not allowed.', { errors });
-  for (const f of fields) {
-    const before = current.fields.find((x) => x.name === f.name);
-    if (f.required && (!before || !before.required) && (await anyRecordLacks(ctx.database.db, ctx.database.caps, name, f.name))) {
-      throw new AppError('conflict', `Records lack "${f.name}"; fill it in before making it required.`);
-    }
-  }
+  const nowRequired = fields.filter((f) => f.required && !current.fields.find((x) => x.name === f.name)?.required);
+  const lacking = nowRequired.length === 0 ? null : lackingAny(nowRequired);
+  // Checked without holding the event loop (checkRequired), then in the schema's own write for what was written meanwhile.
+  const checkedTo = lacking === null ? null : await checkRequired(ctx, name, lacking);
   const ordered: Field[] = [
     ...current.fields.map((f) => ({ ...f, required: incoming.get(f.name)!.required, indexed: incoming.get(f.name)!.indexed === true })),
     ...fields
@@ -107,12 +108,54 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
   // New indexes are usable before the schema says so (and before the answer); dropped ones go after.
   await buildIndexes(ctx, name, newlyIndexed);
   const now = Math.max(ctx.clock.now(), current.updatedAt + 1);
-  if (!(await updateCollectionFields(ctx.database.db, name, ordered, current.updatedAt, now))) {
+  const updated = await ctx.database
+    .write(async (trx) => {
+      if (lacking !== null && checkedTo !== null) {
+        // PostgreSQL: the row lock waits for record inserts in flight (each holds the row FOR KEY SHARE) and holds
+        // back new ones until the commit; SQLite's write transaction is the only one.
+        await ctx.database.caps.lockRow(trx, 'collections', 'name', name);
+        if (await anyMatching(trx, ctx.database.caps.query, name, lacking.filter, { changedAfter: checkedTo }, false)) throw lacking.conflict;
+      }
+      return updateCollectionFields(trx, name, ordered, current.updatedAt, now);
+    })
+    .catch(async (err: unknown) => {
+      await dropIndexes(ctx, name, newlyIndexed).catch(() => {});
+      throw err;
+    });
+  if (!updated) {
     await dropIndexes(ctx, name, newlyIndexed).catch(() => {});
     throw new AppError('conflict', 'The collection changed meanwhile; read it again and retry.');
   }
   await dropIndexes(ctx, name, unindexed);
   return { ...current, fields: ordered, updatedAt: now };
+}
+
+/** The filter of records lacking any of these fields (absent or null), and the refusal that names them. */
+function lackingAny(fields: readonly Field[]): { filter: Filter; conflict: AppError } {
+  const filter: Filter = { type: 'or', items: fields.map((f) => ({ type: 'cmp', target: { kind: 'data', name: f.name, type: f.type }, op: '=', operand: { kind: 'null' } })) };
+  const names = fields.map((f) => `"${f.name}"`).join(', ');
+  return { filter, conflict: new AppError('conflict', `Records lack ${names}; fill ${fields.length === 1 ? 'it' : 'them'} in before making ${fields.length === 1 ? 'it' : 'them'} required.`) };
+}
+
+/**
+ * The "make it required" check, without holding the event loop: every record is read where records queries run (a
+ * reader thread on SQLite), then, the same way, the records written during that read; what is written during the
+ * second read is for the schema's write to check (few records, so it may run on the main connection). Each read
+ * starts from a feed mark taken before its snapshot: every record written after the snapshot has an event after the
+ * mark. Answers the mark the schema's write checks after, or throws the conflict.
+ */
+async function checkRequired(ctx: Context, name: string, lacking: { filter: Filter; conflict: AppError }): Promise<FeedPosition> {
+  const { db, queries, caps } = ctx.database;
+  const lacks = (scope: MatchingScope) =>
+    anyMatching(queries, caps.query, name, lacking.filter, scope, true).catch((err: unknown) => {
+      if (!caps.isQueryTimeout(err)) throw err;
+      throw new AppError('query_timeout', 'Checking that every record holds the field took longer than the query timeout (SVC_QUERY_TIMEOUT_MS).');
+    });
+  const first = await feedMark(db, caps);
+  if (await lacks({ changedAfter: null })) throw lacking.conflict;
+  const second = await feedMark(db, caps);
+  if (await lacks({ changedAfter: first })) throw lacking.conflict;
+  return second;
 }
 
 /**

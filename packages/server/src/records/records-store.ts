@@ -115,23 +115,3 @@ export async function collectionHasRecords(db: Kysely<Tables>, collection: strin
   const row = await db.selectFrom('records').select(sql<number>`1`.as('one')).where('collection', '=', collection).limit(1).executeTakeFirst();
   return row !== undefined;
 }
-
-/** Records lacking a value for `field` (absent or null), for the "make it required" check. */
-export async function anyRecordLacks(db: Kysely<Tables>, caps: DialectCapabilities, collection: string, field: string): Promise<boolean> {
-  // JSON is text in both dialects; batches bounded by bytes as well as by rows keep memory flat on large collections.
-  let after: string | null = null;
-  for (;;) {
-    // Sizes alone (no data inline): the batch is read by range once its bytes are known.
-    const sizes: Array<{ id: string; bytes: number }> = (await listRecordPage(db, caps, collection, after, 1000, 0)).map(([id, , , , bytes]) => ({ id, bytes: Number(bytes) }));
-    if (sizes.length === 0) return false;
-    let end = 0;
-    for (let bytes = 0; end < sizes.length && (end === 0 || bytes + sizes[end]!.bytes <= SCAN_BATCH_BYTES); end++) bytes += sizes[end]!.bytes;
-    for (const [, , , text] of await listRecordRange(db, caps, collection, sizes[0]!.id, sizes[end - 1]!.id)) {
-      const data = JSON.parse(text) as Record<string, unknown>;
-      if (!Object.hasOwn(data, field) || data[field] === null) return true;
-    }
-    after = sizes[end - 1]!.id;
-  }
-}
-
-const SCAN_BATCH_BYTES = 16 * 1024 * 1024;

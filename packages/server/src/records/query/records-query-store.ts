@@ -8,6 +8,7 @@ import type { Filter } from './check.js';
 import { filterSql, recordsFromSql, targetSql } from './compile.js';
 import { textAfterPrefix, type SortValue } from './keyset-cursor.js';
 import type { SortKey } from './sort.js';
+import type { FeedPosition } from '../../events/feed-position.js';
 
 export interface RecordQuery {
   collection: string;
@@ -153,6 +154,29 @@ export async function listRecordsByIds(db: Kysely<Tables>, collection: string, i
     d.selectFrom('records').selectAll().where('collection', '=', '').where('id', 'in', ids.map(() => '')),
   );
   return (await db.executeQuery<RecordsTable>(CompiledQuery.raw(text, [collection, ...ids]))).rows;
+}
+
+/** Where a check looks: every record of the collection, or only those an event after this feed position created or updated. */
+export type MatchingScope = { changedAfter: FeedPosition | null };
+
+/**
+ * Whether any record of the collection matches the filter (the "make a field required" check: none may lack it).
+ * `stoppable` adds the row check, for a run where records queries run (database.queries: a reader thread on SQLite,
+ * the query timeout on both); without it the statement runs to its end wherever it is given, which the callers keep
+ * to a scope of the few records written while an earlier, stoppable check ran.
+ */
+export async function anyMatching(db: Kysely<Tables>, q: QueryDialect, collection: string, filter: Filter, scope: MatchingScope, stoppable: boolean): Promise<boolean> {
+  const parts: Array<RawBuilder<boolean>> = [sql<boolean>`collection = ${collectionSql(collection)}`];
+  if (stoppable && q.rowCheck !== null) parts.push(sql.raw<boolean>(q.rowCheck));
+  const after = scope.changedAfter;
+  if (after !== null) {
+    // The events of a write commit with it, at positions after every position readable before it (feed-store.ts).
+    parts.push(sql<boolean>`id in (select record_id from events where collection = ${collection} and position is not null
+      and (tx, position) > (${after.tx}, ${after.position}) and topic in ('record.created', 'record.updated'))`);
+  }
+  parts.push(filterSql(q, filter));
+  const r = await sql<{ one: number }>`select 1 as one from ${recordsFromSql(q, filter)} where ${sql.join(parts, sql.raw(' and '))} limit 1`.execute(db);
+  return r.rows.length > 0;
 }
 
 export async function countMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery): Promise<number> {
