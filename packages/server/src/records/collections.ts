@@ -16,7 +16,8 @@ async function buildIndexes(ctx: Context, name: string, fields: readonly Field[]
   const built: Field[] = [];
   try {
     for (const f of fields) {
-      await buildFieldIndex(ctx.database.db, ctx.database.caps.query, name, f);
+      // It reads every record of the collection: off SQLite's event loop (Database.heavy).
+      await ctx.database.heavy(name, false, (db) => buildFieldIndex(db, ctx.database.caps.query, name, f));
       built.push(f);
     }
   } catch (err) {
@@ -167,7 +168,8 @@ async function checkRequired(ctx: Context, name: string, lacking: { filter: Filt
 export async function removeCollection(ctx: Context, name: string, force: boolean): Promise<void> {
   const current = await requireCollection(ctx, name);
   const outbox = createOutbox(ctx.database, ctx.logger, null);
-  const jobs = await ctx.database.write(async (trx) => {
+  // It deletes every record of the collection: off SQLite's event loop (Database.heavy).
+  const jobs = await ctx.database.heavy(name, true, async (trx) => {
     const now = ctx.clock.now();
     // Counted and refused inside the transaction, so a record written meanwhile is never deleted without force.
     const records = await deleteCollectionCounting(trx, ctx.database.caps, name, force);

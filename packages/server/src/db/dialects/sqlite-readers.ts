@@ -14,7 +14,7 @@ import {
 } from 'kysely';
 import type { Tables } from '../tables.js';
 import { OverBudgetError } from './sqlite-functions.js';
-import type { ReaderReply, ReaderRequest } from './sqlite-reader-thread.js';
+import type { ReaderReply, ReaderRequest, ThreadData, ThreadMode } from './sqlite-reader-thread.js';
 
 /** What a records query that outlived SVC_QUERY_TIMEOUT_MS rejects with (caps.isQueryTimeout knows the code). */
 export class ReaderTimeoutError extends Error {
@@ -47,16 +47,17 @@ interface Reader {
  * TypeScript sources (tests, tsx), a worker does not inherit the loader (Node 20 ignores `--import` in a worker's
  * execArgv), so a two-line script registers tsx first, then loads the source.
  */
-function startThread(path: string): Worker {
+export function startThread(path: string, mode: ThreadMode = 'read', synchronous?: 'FULL' | 'NORMAL'): Worker {
+  const workerData: ThreadData = { path, mode, ...(synchronous ? { synchronous } : {}) };
   const js = ['./sqlite-reader-thread.js', '../sqlite-reader-thread.js'].map((p) => new URL(p, import.meta.url)).find((u) => existsSync(fileURLToPath(u)));
-  if (js) return new Worker(js, { workerData: { path } });
+  if (js) return new Worker(js, { workerData });
   // tsx's ES module API (its CommonJS one cannot register the ESM hooks from an eval'd script).
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
   const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
   const tsx = new URL(entry, pathToFileURL(manifest)).href;
   const source = new URL('./sqlite-reader-thread.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(boot, { eval: true, workerData: { path } });
+  return new Worker(boot, { eval: true, workerData });
 }
 
 /**
@@ -196,7 +197,7 @@ export class ReaderPool {
 }
 
 /** Blobs cross the thread boundary as plain Uint8Arrays; the rest of svc reads them as Buffers, as on the main connection. */
-function withBuffers(row: unknown): unknown {
+export function withBuffers(row: unknown): unknown {
   const r = row as Record<string, unknown>;
   for (const k in r) {
     const v = r[k];
@@ -237,6 +238,11 @@ export function readerKysely(pool: ReaderPool, main: Kysely<Tables>): Kysely<Tab
     releaseConnection: async () => {},
     destroy: () => pool.close(),
   };
+  return sqliteKysely(driver);
+}
+
+/** A Kysely that speaks SQLite through a driver of svc's own (a connection in another thread). */
+export function sqliteKysely(driver: Driver): Kysely<Tables> {
   return new Kysely<Tables>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),

@@ -9,6 +9,7 @@ import { sqliteJobs } from './sqlite/jobs.js';
 import { registerQueryFunctions, type MainBudget } from './sqlite-functions.js';
 import { ARRAY_ROWS, statementCache } from './sqlite-statements.js';
 import { ReaderPool, ReaderTimeoutError, readerKysely } from './sqlite-readers.js';
+import { onWriterThread } from './sqlite-writer-thread.js';
 import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
 
 const ROW_CHECK = '(rowid % 64 <> 0 or svc_check())';
@@ -169,6 +170,11 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
     caps,
     write: (work) => grouped.run(work),
     writeStatement: (work) => grouped.run(work),
+    heavy: async (collection, transaction, work) => {
+      // An in-memory database is this connection's alone, and a small collection's work is quicker than a thread's start.
+      if (path === ':memory:' || isSmall(native, collection)) return transaction ? grouped.run(work) : work(db);
+      return onWriterThread(path, synchronous, db, (threadDb) => (transaction ? threadDb.transaction().execute(work) : work(threadDb)));
+    },
     signal: emitterSignal(emitter, 'jobs'),
     events: emitterSignal(emitter, 'events'),
     ping: async () => {
@@ -180,6 +186,17 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
     },
     ...(path === ':memory:' ? {} : { migrationLock: (onWait: () => void) => fileLock(`${path}-migrate-lock`, onWait) }),
   };
+}
+
+/** A collection whose whole work (Database.heavy) takes a few milliseconds: at most this many records, and bytes. */
+const SMALL_COLLECTION = { records: 1000, bytes: 4 * 1024 * 1024 };
+
+/** Whether a collection is that small: its first records' sizes, read from the rows' headers (not their data). */
+function isSmall(native: SQLite.Database, collection: string): boolean {
+  const { n, bytes } = native
+    .prepare('select count(*) as n, coalesce(sum(size), 0) as bytes from (select octet_length(data) as size from records where collection = ? limit ?)')
+    .get(collection, SMALL_COLLECTION.records + 1) as { n: number; bytes: number };
+  return n <= SMALL_COLLECTION.records && bytes <= SMALL_COLLECTION.bytes;
 }
 
 /**

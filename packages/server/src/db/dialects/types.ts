@@ -327,6 +327,14 @@ export interface Database {
    * lock) throws NeedsTransaction first, with nothing written, and `work` runs again in `write`. SQLite: `write`.
    */
   writeStatement<T>(work: (db: Kysely<Tables>) => Promise<T>): Promise<T>;
+  /**
+   * Work over a whole collection at once (an index build, a forced delete of a collection): in one transaction as
+   * `write` runs it (`transaction`), or outside any (PostgreSQL builds an index concurrently, which no transaction may
+   * hold). On SQLite it runs on a connection in a worker thread while the main connection waits, so the event loop
+   * goes on (sqlite-writer-thread.ts): `work` must use only the Kysely it is given. A small collection's work runs on
+   * the main connection, as starting a thread would cost more.
+   */
+  heavy<T>(collection: string, transaction: boolean, work: (db: Kysely<Tables>) => Promise<T>): Promise<T>;
   /** Liveness of the connection, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
