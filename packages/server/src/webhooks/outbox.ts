@@ -70,9 +70,11 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
     // PostgreSQL's readers heard it from the write's own NOTIFY; this process's, on SQLite, hear it here.
     if (all.some((e) => e.inFeed) && !database.caps.sharedByProcesses) void database.events.notify();
     // Where the write itself woke the workers (PostgreSQL, at its commit), nothing is left to send.
-    if (all.every((e) => e.pending === 0 || e.woken)) return;
+    const unwoken = all.filter((e) => e.pending > 0 && !e.woken);
+    if (unwoken.length === 0) return;
     // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
-    await database.signal.notify().catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
+    const targets = [...new Set(unwoken.flatMap((e) => e.pendingTargets))];
+    await database.signal.notify(targets).catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
   };
   // The outbox of one request's writes, or of the writes in one span (none: untraced); the same engine behind each.
   const within = (parent: RequestSpan | null, span: WorkSpan | null): Outbox => {

@@ -54,6 +54,23 @@ describe('Scheduler.plan', () => {
     expect(next.find((w) => w.webhookId === 't0')!.limit).toBe(share - slots.busy('t0'));
     expect(next.every((w) => w.limit >= share / 4)).toBe(true);
   });
+  it('a wake-up that names targets has only those probed again; one that names a target not read asks for a refresh', () => {
+    const s = new Scheduler({ perProcess, perTarget });
+    const ids = Array.from({ length: 500 }, (_, i) => `t${i}`);
+    s.setTargets(ids.map(target));
+    const slots = new Slots(perProcess, perTarget);
+    const all = s.plan(slots)!;
+    expect(all).toHaveLength(500);
+    // Nothing due anywhere: every target is idle, and no claim is planned until something changes.
+    s.claimed(all, all.map(() => ({ jobs: [], spentUntil: null })));
+    expect(s.plan(slots)).toBeNull();
+    expect(s.wake(['t7', 't300'])).toBe(true);
+    expect(s.plan(slots)!.map((w) => w.webhookId)).toEqual(['t7', 't300']);
+    expect(s.wake(['t9', 'new'])).toBe(false);
+    // The known one is probed again all the same.
+    expect(s.plan(slots)!.map((w) => w.webhookId)).toEqual(['t7', 't9', 't300']);
+  });
+
   it('more busy targets than the process holds jobs: whole-number limits of at least one, and every target reached in turn', () => {
     // 1,100 and 10,000 targets each with a backlog: the share of HOLD_ROUNDS × perProcess is below one job a target.
     for (const count of [1_100, 10_000]) {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventInput } from '../../src/webhooks/envelope.js';
+import { noticeTargets } from '../../src/db/dialects/postgres-listen.js';
 import { createOutbox } from '../../src/webhooks/outbox.js';
 import { POSTGRES_URL } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -35,11 +36,29 @@ describe.skipIf(!POSTGRES_URL)('the workers\' wake-up travels with the write (po
     const outbox = createOutbox(database, logger, null);
     const enqueued = await database.write((trx) => outbox.enqueue(trx, EVENT, NOW));
     expect(enqueued.pending).toBe(1);
-    // Heard from the commit itself, before the write path's after-commit step runs.
-    expect(await heardSoFar()).toEqual(['']);
+    // Heard from the commit itself, before the write path's after-commit step runs, naming the target.
+    expect(await heardSoFar()).toEqual(['wh_a']);
     // That step (hand-offs, in-process wake-ups) sends nothing more.
     await outbox.committed(enqueued);
-    expect(await heardSoFar()).toEqual(['']);
+    expect(await heardSoFar()).toEqual(['wh_a']);
+  });
+
+  it('names each target of the pending jobs once, or none (everything) past what a payload holds', async () => {
+    const { database, logger } = t.ctx;
+    const outbox = createOutbox(database, logger, null);
+    await seedTarget(database.db, 'wh_b');
+    const two = await database.write(async (trx) => [await outbox.enqueue(trx, EVENT, NOW), await outbox.enqueue(trx, { ...EVENT, recordId: 'rec_2' }, NOW)]);
+    expect(two.map((e) => e.pendingTargets)).toEqual([['wh_a', 'wh_b'], ['wh_a', 'wh_b']]);
+    expect(await heardSoFar()).toEqual(['wh_a,wh_b']);
+    // 302 targets of up to 29 characters: 8,759 bytes named. The jobs go in by statements of at most 100 rows, each
+    // with its notice, so each names its own and stays within the 7,900 bytes a payload may hold.
+    const ids = Array.from({ length: 300 }, (_, i) => `wh_${String(i).padStart(26, '0')}`);
+    for (const id of ids) await seedTarget(database.db, id);
+    await database.write((trx) => outbox.enqueue(trx, { ...EVENT, recordId: 'rec_3' }, NOW));
+    const later = (await heardSoFar()).slice(1);
+    expect(later.length).toBeGreaterThan(1);
+    for (const payload of later) expect(Buffer.byteLength(payload!)).toBeLessThanOrEqual(7_900);
+    expect(later.flatMap((p) => p!.split(',')).sort()).toEqual([...ids, 'wh_a', 'wh_b'].sort());
   });
 
   it('a write rolled back wakes nobody', async () => {
@@ -61,5 +80,16 @@ describe.skipIf(!POSTGRES_URL)('the workers\' wake-up travels with the write (po
     expect(enqueued.pending).toBe(0);
     await outbox.committed(enqueued);
     expect(await heardSoFar()).toEqual([]);
+  });
+});
+
+describe('a notice naming targets', () => {
+  it('names them comma-separated, or none (everything) when there are none or more than a payload holds', () => {
+    expect(noticeTargets(['wh_a', 'wh_b'])).toBe('wh_a,wh_b');
+    expect(noticeTargets(null)).toBe('');
+    expect(noticeTargets([])).toBe('');
+    const many = Array.from({ length: 300 }, (_, i) => `wh_${String(i).padStart(26, '0')}`);
+    expect(noticeTargets(many.slice(0, 263))).toBe(many.slice(0, 263).join(','));
+    expect(noticeTargets(many)).toBe('');
   });
 });

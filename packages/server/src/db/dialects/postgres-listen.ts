@@ -5,6 +5,19 @@ import type { OutageSettings } from './postgres-outages.js';
 import type { JobSignal } from './types.js';
 
 const FIRST_RETRY_MS = 250;
+
+/**
+ * A notice's payload may hold under 8,000 bytes: the targets it names take at most this many, else it names none
+ * (which wakes a worker for everything). About 260 target ids.
+ */
+export const NOTICE_TARGETS_MAX_BYTES = 7_900;
+
+/** The payload that names these targets: their ids, comma-separated, or '' (everything) for none or too many. */
+export function noticeTargets(targets: readonly string[] | null): string {
+  if (targets === null || targets.length === 0) return '';
+  const text = targets.join(',');
+  return Buffer.byteLength(text) > NOTICE_TARGETS_MAX_BYTES ? '' : text;
+}
 /** Short: a worker or feed reader hears wake-ups again within this of the database's return. */
 const MAX_RETRY_MS = 2_000;
 
@@ -21,9 +34,14 @@ export function channelSignal(db: Kysely<Tables>, url: string, channel: string, 
   let retry: NodeJS.Timeout | null = null;
   let failures = 0;
   let closed = false;
-  const subscribers = new Set<() => void>();
+  const subscribers = new Set<(targets: readonly string[] | null) => void>();
   const wanted = () => !closed && subscribers.size > 0;
-  const wakeAll = () => subscribers.forEach((s) => s());
+  const wakeAll = () => subscribers.forEach((s) => s(null));
+  // A notice's payload names targets, comma-separated (noticeTargets), or is empty: everything.
+  const heard = (message: pg.Notification) => {
+    const targets = message.payload ? message.payload.split(',') : null;
+    subscribers.forEach((s) => s(targets));
+  };
 
   const drop = (client: pg.Client) => void client.end().catch(() => {});
 
@@ -35,7 +53,7 @@ export function channelSignal(db: Kysely<Tables>, url: string, channel: string, 
       drop(client);
       retryLater();
     });
-    client.on('notification', wakeAll);
+    client.on('notification', heard);
     try {
       await client.connect();
       await client.query(`LISTEN ${channel}`);
@@ -86,8 +104,8 @@ export function channelSignal(db: Kysely<Tables>, url: string, channel: string, 
   };
 
   return {
-    notify: async () => {
-      await sql`select pg_notify(${channel}, '')`.execute(db);
+    notify: async (targets) => {
+      await sql`select pg_notify(${channel}, ${noticeTargets(targets ?? null)})`.execute(db);
     },
     subscribe: async (fn) => {
       subscribers.add(fn);

@@ -227,8 +227,8 @@ async function fileLock(path: string, onWait: () => void): Promise<() => void> {
 /** In-process wake-ups: one process serves a SQLite database. */
 function emitterSignal(emitter: EventEmitter, name: string): JobSignal {
   return {
-    notify: async () => {
-      emitter.emit(name);
+    notify: async (targets) => {
+      emitter.emit(name, targets ?? null);
     },
     subscribe: async (listener) => {
       emitter.on(name, listener);

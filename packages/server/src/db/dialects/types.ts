@@ -299,9 +299,15 @@ export interface QueryDialect {
 }
 
 /** Wake-ups for workers when jobs are committed: LISTEN/NOTIFY on PostgreSQL, an in-process emitter on SQLite. */
+/**
+ * Wake-ups between processes (PostgreSQL's LISTEN/NOTIFY) or within one (SQLite). A wake-up for new pending jobs names
+ * their targets, so a worker probes those and not every target it knows (with 1,050 targets, every wake-up made the
+ * next claim ask all of them again); one that names none (`null`) means "look at everything": targets changed, jobs
+ * revived, a poll, or more targets than a notice's payload holds.
+ */
 export interface JobSignal {
-  notify(): Promise<void>;
-  subscribe(listener: () => void): Promise<() => Promise<void>>;
+  notify(targets?: readonly string[] | null): Promise<void>;
+  subscribe(listener: (targets: readonly string[] | null) => void): Promise<() => Promise<void>>;
 }
 
 export interface Database {

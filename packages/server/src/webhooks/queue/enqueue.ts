@@ -33,6 +33,8 @@ export interface Enqueued {
   inFeed: boolean;
   jobIds: DeliveryId[];
   pending: number;
+  /** The targets of its pending jobs, each once: the wake-up names them (JobSignal), so workers probe only those. */
+  pendingTargets: string[];
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
   /** Its pending jobs' wake-up went with the write (DialectCapabilities.notices): none is due after the commit. */
   woken: boolean;
@@ -149,7 +151,7 @@ async function planJobs(
   plan: JobPlan,
 ): Promise<Enqueued> {
   const { eventId, payloadJson } = event;
-  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, handedOver: [], woken: false };
+  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], woken: false };
   for (const target of targets) {
     const key = `${target.id}\0${event.recordId}`;
     const ordered = target.ordering === 'record' && isRecordEvent(event);
@@ -170,7 +172,10 @@ async function planJobs(
       // with the event's payload).
       const job = { id, webhookId: target.id, lease: lease.lease, leaseExpiresAt: lease.expiresAt, attemptCount: 0, roundStart: 0, body };
       enqueued.handedOver.push({ job: trace ? { ...job, traceparent: trace.traceparent, tracestate: trace.tracestate } : job, target });
-    } else if (!held) enqueued.pending++;
+    } else if (!held) {
+      enqueued.pending++;
+      if (!enqueued.pendingTargets.includes(target.id)) enqueued.pendingTargets.push(target.id);
+    }
     enqueued.jobIds.push(id);
     const state = held ? 'held' : lease ? 'delivering' : 'pending';
     plan.rows.push([id, target.id, eventId, event.topic, event.collection, event.recordId, state, 0, 0, now, lease?.lease ?? null, lease?.expiresAt ?? null, null, null, now, now, ordered ? 1 : 0]);

@@ -33,8 +33,8 @@ export const isLimited = (target: TargetRow): boolean => target.ratePerSecond !=
 
 /**
  * When to claim and how much: the worker's view of the enabled targets, each one's recent attempt duration, and
- * which had nothing due at the last claim (skipped until the next wake-up, so a busy target's completions do not
- * probe idle ones).
+ * which had nothing due at the last claim (skipped until a wake-up names them or a refresh, so a busy target's
+ * completions and other targets' writes do not probe idle ones).
  *
  * A rate-limited target is claimed apart from the others' rules: only what can start at once (its free slots, and
  * not above its rate), so the slice of a second its bucket counted a job in is the one the job starts in; and once
@@ -72,6 +72,16 @@ export class Scheduler {
     this.limited.clear();
     for (const row of rows) if (isLimited(row)) this.limited.add(row.id);
     this.idle.clear();
+  }
+
+  /** These targets have new jobs: probed again at the next plan. False when one of them is not among those read. */
+  wake(targetIds: readonly string[]): boolean {
+    let known = true;
+    for (const id of targetIds) {
+      if (this.targets.has(id)) this.idle.delete(id);
+      else known = false;
+    }
+    return known;
   }
 
   /** The rate-limited targets among those read last. */

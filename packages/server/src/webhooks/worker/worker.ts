@@ -35,8 +35,10 @@ export class DeliveryWorker implements JobHandoff {
   private stopped = true;
   /** Aborted when stop()'s grace runs out: cancels every attempt still in flight. */
   private cancelAll = cancelSignal();
-  /** Set by wake-ups and the poll: re-read the targets and probe idle ones again. */
+  /** Set by wake-ups that name no target and by the poll: re-read the targets and probe idle ones again. */
   private refreshDue = true;
+  /** Targets that wake-ups named since the last claim: probed again, though they had nothing due. */
+  private readonly woken = new Set<string>();
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private readonly attempts = new Set<Promise<void>>();
@@ -90,13 +92,14 @@ export class DeliveryWorker implements JobHandoff {
     this.stopped = false;
     this.refreshDue = true;
     this.cancelAll = cancelSignal();
-    const wake = () => {
-      this.refreshDue = true;
+    const wake = (targets: readonly string[] | null) => {
+      if (targets === null) this.refreshDue = true;
+      else for (const id of targets) this.woken.add(id);
       this.kick();
     };
     this.unsubscribe = await this.ctx.database.signal.subscribe(wake);
     const rescueEvery = Math.max(1000, Math.min(15_000, (this.ctx.config.webhookLeaseSeconds * 1000) / 4));
-    this.timers = [setInterval(wake, this.ctx.config.webhookPollMs), setInterval(() => void this.rescue(), rescueEvery)];
+    this.timers = [setInterval(() => wake(null), this.ctx.config.webhookPollMs), setInterval(() => void this.rescue(), rescueEvery)];
     await this.rescue();
     this.kick();
   }
@@ -177,6 +180,12 @@ export class DeliveryWorker implements JobHandoff {
   /** Claims until no target wants more: see Scheduler.plan(). */
   private async pump(): Promise<void> {
     try {
+      // Named targets are marked due here, between claims, never while one runs: a claim that began before their jobs
+      // committed, finding none, would mark them idle again after the wake-up.
+      const named = [...this.woken];
+      this.woken.clear();
+      // A target this worker has not read yet: read them all.
+      if (!this.refreshDue && !this.scheduler.wake(named)) this.refreshDue = true;
       if (this.refreshDue) {
         this.refreshDue = false;
         const rows = await enabledTargets(this.ctx.database.db);
