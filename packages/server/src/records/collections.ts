@@ -6,10 +6,7 @@ import { createOutbox } from '../webhooks/outbox.js';
 import { deleteCollection, deleteCollectionCounting, findCollection, insertCollection, listCollections, updateCollectionFields, type Collection } from './collections-store.js';
 import { COLLECTION_NAME, validateFieldList, type Field } from './fields.js';
 import { buildFieldIndex, dropFieldIndex } from './query/field-index-store.js';
-import type { FeedPosition } from '../events/feed-position.js';
-import { feedMark } from '../events/feed-mark.js';
-import type { Filter } from './query/check.js';
-import { anyMatching, type MatchingScope } from './query/records-query-store.js';
+import { RequiredCheck } from './required-check.js';
 
 /** Builds the indexes of newly indexed fields; if one fails, those already built are dropped again. */
 async function buildIndexes(ctx: Context, name: string, fields: readonly Field[]): Promise<void> {
@@ -93,10 +90,6 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
   });
   errors.push(...validateFieldList(fields, '/fields', current.fields));
   if (errors.length > 0) throw new AppError('validation_failed', 'The field change is not allowed.', { errors });
-  const nowRequired = fields.filter((f) => f.required && !current.fields.find((x) => x.name === f.name)?.required);
-  const lacking = nowRequired.length === 0 ? null : lackingAny(nowRequired);
-  // Checked without holding the event loop (checkRequired), then in the schema's own write for what was written meanwhile.
-  const checkedTo = lacking === null ? null : await checkRequired(ctx, name, lacking);
   const ordered: Field[] = [
     ...current.fields.map((f) => ({ ...f, required: incoming.get(f.name)!.required, indexed: incoming.get(f.name)!.indexed === true })),
     ...fields
@@ -106,57 +99,31 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
   const wasIndexed = new Set(current.fields.filter((f) => f.indexed).map((f) => f.name));
   const newlyIndexed = ordered.filter((f) => f.indexed && !wasIndexed.has(f.name));
   const unindexed = current.fields.filter((f) => f.indexed && !ordered.find((x) => x.name === f.name)!.indexed);
-  // New indexes are usable before the schema says so (and before the answer); dropped ones go after.
+  // New indexes are usable before the schema says so (and before the answer); dropped ones go after. Built before the
+  // required check, so that a field made indexed and required at once is checked through its index.
   await buildIndexes(ctx, name, newlyIndexed);
+  const nowRequired = ordered.filter((f) => f.required && !current.fields.find((x) => x.name === f.name)?.required);
+  const required = nowRequired.length === 0 ? null : new RequiredCheck(ctx, name, nowRequired);
   const now = Math.max(ctx.clock.now(), current.updatedAt + 1);
-  const updated = await ctx.database
-    .write(async (trx) => {
-      if (lacking !== null && checkedTo !== null) {
-        // PostgreSQL: the row lock waits for record inserts in flight (each holds the row FOR KEY SHARE) and holds
-        // back new ones until the commit; SQLite's write transaction is the only one.
-        await ctx.database.caps.lockRow(trx, 'collections', 'name', name);
-        if (await anyMatching(trx, ctx.database.caps.query, name, lacking.filter, { changedAfter: checkedTo }, false)) throw lacking.conflict;
-      }
+  let updated: boolean;
+  try {
+    await required?.beforeWrite();
+    updated = await ctx.database.write(async (trx) => {
+      await required?.inWrite(trx);
       return updateCollectionFields(trx, name, ordered, current.updatedAt, now);
-    })
-    .catch(async (err: unknown) => {
-      await dropIndexes(ctx, name, newlyIndexed).catch(() => {});
-      throw err;
     });
+  } catch (err) {
+    // Refused: the indexes built for this change go. After any other failure (a lost connection at the commit, say)
+    // the change may have been made, and with it the schema that names them: they stay.
+    if (err instanceof AppError) await dropIndexes(ctx, name, newlyIndexed).catch(() => {});
+    throw err;
+  }
   if (!updated) {
     await dropIndexes(ctx, name, newlyIndexed).catch(() => {});
     throw new AppError('conflict', 'The collection changed meanwhile; read it again and retry.');
   }
   await dropIndexes(ctx, name, unindexed);
   return { ...current, fields: ordered, updatedAt: now };
-}
-
-/** The filter of records lacking any of these fields (absent or null), and the refusal that names them. */
-function lackingAny(fields: readonly Field[]): { filter: Filter; conflict: AppError } {
-  const filter: Filter = { type: 'or', items: fields.map((f) => ({ type: 'cmp', target: { kind: 'data', name: f.name, type: f.type }, op: '=', operand: { kind: 'null' } })) };
-  const names = fields.map((f) => `"${f.name}"`).join(', ');
-  return { filter, conflict: new AppError('conflict', `Records lack ${names}; fill ${fields.length === 1 ? 'it' : 'them'} in before making ${fields.length === 1 ? 'it' : 'them'} required.`) };
-}
-
-/**
- * The "make it required" check, without holding the event loop: every record is read where records queries run (a
- * reader thread on SQLite), then, the same way, the records written during that read; what is written during the
- * second read is for the schema's write to check (few records, so it may run on the main connection). Each read
- * starts from a feed mark taken before its snapshot: every record written after the snapshot has an event after the
- * mark. Answers the mark the schema's write checks after, or throws the conflict.
- */
-async function checkRequired(ctx: Context, name: string, lacking: { filter: Filter; conflict: AppError }): Promise<FeedPosition> {
-  const { db, queries, caps } = ctx.database;
-  const lacks = (scope: MatchingScope) =>
-    anyMatching(queries, caps.query, name, lacking.filter, scope, true).catch((err: unknown) => {
-      if (!caps.isQueryTimeout(err)) throw err;
-      throw new AppError('query_timeout', 'Checking that every record holds the field took longer than the query timeout (SVC_QUERY_TIMEOUT_MS).');
-    });
-  const first = await feedMark(db, caps);
-  if (await lacks({ changedAfter: null })) throw lacking.conflict;
-  const second = await feedMark(db, caps);
-  if (await lacks({ changedAfter: first })) throw lacking.conflict;
-  return second;
 }
 
 /**

@@ -1,7 +1,9 @@
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { feedMark } from '../../src/events/feed-mark.js';
 import type { Filter } from '../../src/records/query/check.js';
-import { anyMatching } from '../../src/records/query/records-query-store.js';
+import { firstMatching } from '../../src/records/query/records-query-store.js';
+import { patchCollection } from '../../src/records/collections.js';
 import { insertRecords } from '../../src/records/records-store.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
@@ -38,7 +40,8 @@ describe.each(DIALECTS)('making a field required (%s)', (dialect) => {
     const refused = await patch(true);
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toMatchObject({ code: 'conflict' });
-    expect(refused.json().detail).toContain('"points", "meta"');
+    // It names the record found and what that record lacks (it has "points").
+    expect(refused.json().detail).toBe(`Record ${lacks.json().id} lacks "meta"; fill it in on every record before making it required.`);
 
     const id = lacks.json().id as string;
     expect((await write('PATCH', `/api/v1/collections/issues/records/${id}`, { meta: null })).statusCode).toBe(200);
@@ -64,19 +67,62 @@ describe.each(DIALECTS)('making a field required (%s)', (dialect) => {
     // Another collection's record lacking the field, after the mark: not this collection's.
     await t.collection('other', fields(false));
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/collections/other/records', headers: { authorization: `Bearer ${token}` }, payload: { data: { title: 'x' } } })).statusCode).toBe(201);
-    expect(await anyMatching(db, caps.query, 'issues', lacking, { changedAfter: null }, false)).toBe(true);
-    expect(await anyMatching(db, caps.query, 'issues', lacking, { changedAfter: mark }, false)).toBe(false);
+    expect(await firstMatching(db, caps.query, 'issues', lacking, { changedAfter: null }, false)).not.toBeNull();
+    expect(await firstMatching(db, caps.query, 'issues', lacking, { changedAfter: mark }, false)).toBeNull();
     const full = await create({ title: 'after', points: 5 });
-    expect(await anyMatching(db, caps.query, 'issues', lacking, { changedAfter: mark }, false)).toBe(false);
+    expect(await firstMatching(db, caps.query, 'issues', lacking, { changedAfter: mark }, false)).toBeNull();
     // An update after the mark that clears the field is found, as is a create.
     const cleared = await t.app.inject({ method: 'PATCH', url: `/api/v1/collections/issues/records/${full.json().id}`, headers: { authorization: `Bearer ${token}` }, payload: { data: { points: null } } });
     expect(cleared.statusCode).toBe(200);
-    expect(await anyMatching(db, caps.query, 'issues', lacking, { changedAfter: mark }, false)).toBe(true);
+    expect(await firstMatching(db, caps.query, 'issues', lacking, { changedAfter: mark }, false)).not.toBeNull();
     const later = await feedMark(db, caps);
-    expect(await anyMatching(db, caps.query, 'issues', lacking, { changedAfter: later }, false)).toBe(false);
+    expect(await firstMatching(db, caps.query, 'issues', lacking, { changedAfter: later }, false)).toBeNull();
     expect((await create({ title: 'later' })).statusCode).toBe(201);
-    expect(await anyMatching(db, caps.query, 'issues', lacking, { changedAfter: later }, true)).toBe(true);
+    expect(await firstMatching(db, caps.query, 'issues', lacking, { changedAfter: later }, true)).not.toBeNull();
   });
+
+  /**
+   * A write that commits while the check reads: the plugin runs it as the `nth` statement on `queries` (the check's
+   * reads) is answered, after that statement's snapshot and before the next step. Each of these is caught by the step
+   * after it; with that step gone, the field was made required while a record lacked it.
+   */
+  for (const [step, nth, kind] of [
+    ['the first read', 1, 'create'],
+    ['the first read', 1, 'clear'],
+    ['the second read', 2, 'create'],
+    ['the second read', 2, 'clear'],
+  ] as const) {
+    it(`finds a record that a ${kind === 'create' ? 'create' : 'field cleared by an update'} made lacking during ${step}`, async () => {
+      t = await createTestApp(dialect);
+      await t.collection('issues', fields(false));
+      const token = await t.token();
+      const write = (method: 'POST' | 'PATCH', url: string, data: Record<string, unknown>) =>
+        t!.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, payload: { data } });
+      const kept = await write('POST', '/api/v1/collections/issues/records', { title: 'a', points: 1, meta: {} });
+      expect(kept.statusCode).toBe(201);
+      let statements = 0;
+      let during: number | null = null;
+      const plugin: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          if (++statements === nth) {
+            const res =
+              kind === 'create'
+                ? await write('POST', '/api/v1/collections/issues/records', { title: 'b' })
+                : await write('PATCH', `/api/v1/collections/issues/records/${kept.json().id}`, { points: null });
+            during = res.statusCode;
+          }
+          return args.result;
+        },
+      };
+      const database = { ...t.ctx.database, queries: t.ctx.database.queries.withPlugin(plugin) };
+      const refused = await patchCollection({ ...t.ctx, database }, 'issues', fields(true) as never).catch((err: unknown) => err);
+      expect(during).toBe(kind === 'create' ? 201 : 200);
+      expect(refused).toMatchObject({ code: 'conflict' });
+      const after = await t.app.inject({ method: 'GET', url: '/admin/v1/collections/issues', headers: t.admin.headers });
+      expect(after.json().fields.map((f: { required: boolean }) => f.required)).toEqual([true, false, false]);
+    });
+  }
 
   it('stops at SVC_QUERY_TIMEOUT_MS with 503 query_timeout on a large collection, and changes nothing', async () => {
     t = await createTestApp(dialect, { SVC_QUERY_TIMEOUT_MS: '1' });

@@ -130,6 +130,9 @@ const caps: DialectCapabilities = {
   // A scalar subquery is evaluated once per statement, so the planner can use it in an index range.
   nowMs: () => sql<number>`(select (extract(epoch from clock_timestamp()) * 1000)::bigint)`,
   currentSchema: async (db) => (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s,
+  limitStatements: async (trx, ms) => {
+    await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(trx);
+  },
   isQueryTimeout: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '57014',
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
   eventPositions: async () => ({ expressions: { tx: sql<number>`pg_current_xact_id()::text::bigint`, position: sql<number>`nextval('events_position_seq')` } }),

@@ -61,6 +61,7 @@ const caps: DialectCapabilities = {
   sharedByProcesses: false,
   nowMs: () => sql<number>`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`,
   currentSchema: async () => undefined,
+  limitStatements: async () => {},
   isQueryTimeout: (e) => e instanceof ReaderTimeoutError,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_'),
   // One writer at a time, and writes commit in the order they run: a counter read and bumped inside the write is a

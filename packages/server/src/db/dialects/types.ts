@@ -137,6 +137,11 @@ export interface DialectCapabilities {
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */
   nowMs(): RawBuilder<number>;
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * Stops this transaction's statements that run longer than `ms`, with the error isQueryTimeout knows (PostgreSQL
+   * `set local statement_timeout`). SQLite: nothing; a statement on its main connection cannot be stopped.
+   */
+  limitStatements(trx: Kysely<Tables>, ms: number): Promise<void>;
   /** The statement was cancelled by the query timeout. */
   isQueryTimeout(error: unknown): boolean;
   /**

@@ -160,12 +160,12 @@ export async function listRecordsByIds(db: Kysely<Tables>, collection: string, i
 export type MatchingScope = { changedAfter: FeedPosition | null };
 
 /**
- * Whether any record of the collection matches the filter (the "make a field required" check: none may lack it).
+ * A record of the collection that matches the filter, or null (the "make a field required" check: none may lack it).
  * `stoppable` adds the row check, for a run where records queries run (database.queries: a reader thread on SQLite,
  * the query timeout on both); without it the statement runs to its end wherever it is given, which the callers keep
  * to a scope of the few records written while an earlier, stoppable check ran.
  */
-export async function anyMatching(db: Kysely<Tables>, q: QueryDialect, collection: string, filter: Filter, scope: MatchingScope, stoppable: boolean): Promise<boolean> {
+export async function firstMatching(db: Kysely<Tables>, q: QueryDialect, collection: string, filter: Filter, scope: MatchingScope, stoppable: boolean): Promise<string | null> {
   const parts: Array<RawBuilder<boolean>> = [sql<boolean>`collection = ${collectionSql(collection)}`];
   if (stoppable && q.rowCheck !== null) parts.push(sql.raw<boolean>(q.rowCheck));
   const after = scope.changedAfter;
@@ -175,8 +175,8 @@ export async function anyMatching(db: Kysely<Tables>, q: QueryDialect, collectio
       and (tx, position) > (${after.tx}, ${after.position}) and topic in ('record.created', 'record.updated'))`);
   }
   parts.push(filterSql(q, filter));
-  const r = await sql<{ one: number }>`select 1 as one from ${recordsFromSql(q, filter)} where ${sql.join(parts, sql.raw(' and '))} limit 1`.execute(db);
-  return r.rows.length > 0;
+  const r = await sql<{ id: string }>`select id from ${recordsFromSql(q, filter)} where ${sql.join(parts, sql.raw(' and '))} limit 1`.execute(db);
+  return r.rows[0]?.id ?? null;
 }
 
 export async function countMatching(db: Kysely<Tables>, q: QueryDialect, query: RecordQuery): Promise<number> {
