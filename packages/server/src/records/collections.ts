@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Context } from '../context.js';
+import type { Tables } from '../db/tables.js';
 import { AppError, type FieldError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { TEST_RECORD_ID } from '../lib/ids.js';
@@ -14,7 +16,7 @@ async function buildIndexes(ctx: Context, name: string, fields: readonly Field[]
   try {
     for (const f of fields) {
       // It reads every record of the collection: off SQLite's event loop (Database.heavy).
-      await ctx.database.heavy(name, false, (db) => buildFieldIndex(db, ctx.database.caps.query, name, f));
+      await ctx.database.heavy({ collection: name, reads: 'table' }, false, (db) => buildFieldIndex(db, ctx.database.caps.query, name, f));
       built.push(f);
     }
   } catch (err) {
@@ -135,8 +137,10 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
 export async function removeCollection(ctx: Context, name: string, force: boolean): Promise<void> {
   const current = await requireCollection(ctx, name);
   const outbox = createOutbox(ctx.database, ctx.logger, null);
-  // It deletes every record of the collection: off SQLite's event loop (Database.heavy).
-  const jobs = await ctx.database.heavy(name, true, async (trx) => {
+  // With force it deletes every record of the collection: off SQLite's event loop (Database.heavy). Without, a refusal
+  // or the delete of an empty collection, it reads one row.
+  const writing = <T>(work: (trx: Kysely<Tables>) => Promise<T>) => (force ? ctx.database.heavy({ collection: name, reads: 'collection' }, true, work) : ctx.database.write(work));
+  const jobs = await writing(async (trx) => {
     const now = ctx.clock.now();
     // Counted and refused inside the transaction, so a record written meanwhile is never deleted without force.
     const records = await deleteCollectionCounting(trx, ctx.database.caps, name, force);

@@ -57,4 +57,42 @@ describe.each(DIALECTS)('wake-ups naming targets (%s)', (dialect) => {
     expect(planned.length).toBeGreaterThanOrEqual(1);
     expect(planned.every((n) => n === 1)).toBe(true);
   }, 120_000);
+
+  it('an ordered target\'s held jobs go out as the jobs before them complete, with no wake-up and no poll', async () => {
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_POLL_MS: '600000' });
+    const res = await rig.admin('POST', '/admin/v1/webhooks', { name: 'ordered', url: `${rig.receiver.url}/hook`, topics: ['record.created', 'record.updated'], ordering: 'record' });
+    expect(res.statusCode).toBe(201);
+    // Other targets, idle, so that the ordered one is not the only one a claim could ask.
+    for (let i = 0; i < 5; i++) await rig.target(['record.deleted']);
+    const record = await rig.createRecord({ title: 'v1' });
+    for (let version = 2; version <= 6; version++) {
+      const patched = await rig.app.inject({
+        method: 'PATCH', url: `/api/v1/collections/issues/records/${record.id}`, headers: { ...rig.auth, 'if-match': `"${version - 1}"` }, payload: { data: { title: `v${version}` } },
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+    }
+    // The updates' jobs are written held (behind the create's, handed over) and wake nobody: each is released by the
+    // completion of the one before it, and the worker marks its target due after that commit. Before, each waited for
+    // the poll (here ten minutes) once a claim had found the target with nothing due.
+    await waitFor(() => rig!.receiver.requests.length >= 6, 'six deliveries in order', 20_000);
+    const versions = rig.receiver.requests.map((r) => (JSON.parse(r.body.toString()) as { payload: { record: { version: number } } }).payload.record.version);
+    expect(versions).toEqual([1, 2, 3, 4, 5, 6]);
+  }, 60_000);
+
+  it('a retry goes out when its time comes, with no wake-up and no poll', async () => {
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_POLL_MS: '600000', SVC_WEBHOOK_RETRY_SCHEDULE: '0s,300ms,300ms' });
+    let answered = 0;
+    rig.receiver.setHandler((_req, res) => {
+      answered += 1;
+      res.writeHead(answered === 1 ? 500 : 200).end();
+    });
+    await rig.target(['record.created']);
+    const record = await rig.createRecord({ title: 'retried' });
+    // The first attempt fails; the retry is due 300 ms later (±10 %). The claim made when the attempt ended found
+    // nothing due and marked the target idle: before, the retry then waited for the poll (here ten minutes).
+    const job = () => rig!.ctx.database.db.selectFrom('delivery_jobs').select(['state', 'attempt_count']).where('record_id', '=', record.id as never).executeTakeFirstOrThrow();
+    await waitFor(async () => (await job()).state === 'delivered', 'the retry delivered', 20_000);
+    expect(await job()).toEqual({ state: 'delivered', attempt_count: 2 });
+    expect(rig.receiver.requests).toHaveLength(2);
+  }, 60_000);
 });

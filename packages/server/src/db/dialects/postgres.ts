@@ -219,7 +219,7 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
     caps,
     // A write that planned with targets a process keeps, and found them changed at its insert, runs again (run-again.ts).
     write: (work) => runningAgain(() => db.transaction().execute(work)),
-    heavy: (_collection, transaction, work) => (transaction ? runningAgain(() => db.transaction().execute(work)) : work(db)),
+    heavy: (_scope, transaction, work) => (transaction ? runningAgain(() => db.transaction().execute(work)) : work(db)),
     writeStatement: (work) =>
       runningAgain(async () => {
         try {

@@ -209,11 +209,14 @@ export function withBuffers(row: unknown): unknown {
 /**
  * A Kysely instance for records queries: reads only, no transactions. Each statement runs first on the main
  * connection (`main`), where the row check gives it up once it outgrows its budget (OverBudgetError), and then on the
- * pool, where it may run until the query timeout.
+ * pool, where it may run until the query timeout; straight on the pool while heavy work holds the main connection.
  */
-export function readerKysely(pool: ReaderPool, main: Kysely<Tables>): Kysely<Tables> {
+export function readerKysely(pool: ReaderPool, main: Kysely<Tables>, mainHeld: { held: boolean }): Kysely<Tables> {
   const connection: DatabaseConnection = {
     executeQuery: async <R>(q: CompiledQuery) => {
+      // Heavy work holds the main connection (sqlite-writer-thread.ts): a query would wait for it there, outside its
+      // timeout; a reader answers it now.
+      if (mainHeld.held) return (await pool.run(q.sql, q.parameters)) as QueryResult<R>;
       try {
         return await main.executeQuery<R>(q);
       } catch (err) {

@@ -9,21 +9,34 @@ import { sqliteKysely, startThread, withBuffers } from './sqlite-readers.js';
  * in a worker thread, so that the event loop goes on while SQLite reads and writes a gigabyte. The main connection is
  * held for the whole time (Kysely's lock on it: its statements and transactions wait their turn without blocking), so
  * no write of the main connection meets the thread's write lock, which it would wait for in busy_timeout, holding the
- * loop. Reader threads and the health checks (which read the native connection directly) go on meanwhile.
+ * loop. Reader threads and the health checks (which read the native connection directly) go on meanwhile, and
+ * records queries go straight to a reader thread (sqlite-readers.ts readerKysely).
  *
  * `work` must use only the Kysely it is given: the main connection is held until it returns.
  */
-export async function onWriterThread<T>(path: string, synchronous: 'FULL' | 'NORMAL', main: Kysely<Tables>, work: (db: Kysely<Tables>) => Promise<T>): Promise<T> {
-  return main.connection().execute(async () => {
-    const thread = new WriterThread(startThread(path, 'write', synchronous));
-    const db = thread.kysely();
-    try {
-      await thread.ready;
-      return await work(db);
-    } finally {
-      await db.destroy();
-    }
-  });
+export async function onWriterThread<T>(
+  path: string,
+  synchronous: 'FULL' | 'NORMAL',
+  main: Kysely<Tables>,
+  mainHeld: { held: boolean },
+  work: (db: Kysely<Tables>) => Promise<T>,
+): Promise<T> {
+  // Started before the main connection is held: a thread's start (80-140 ms) keeps no write waiting.
+  const thread = new WriterThread(startThread(path, 'write', synchronous));
+  const db = thread.kysely();
+  try {
+    await thread.ready;
+    return await main.connection().execute(async () => {
+      mainHeld.held = true;
+      try {
+        return await work(db);
+      } finally {
+        mainHeld.held = false;
+      }
+    });
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** One thread, one statement at a time, in the order they are sent (Kysely runs a transaction's statements in turn). */

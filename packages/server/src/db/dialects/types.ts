@@ -342,10 +342,11 @@ export interface Database {
    * Work over a whole collection at once (an index build, a forced delete of a collection): in one transaction as
    * `write` runs it (`transaction`), or outside any (PostgreSQL builds an index concurrently, which no transaction may
    * hold). On SQLite it runs on a connection in a worker thread while the main connection waits, so the event loop
-   * goes on (sqlite-writer-thread.ts): `work` must use only the Kysely it is given. A small collection's work runs on
-   * the main connection, as starting a thread would cost more.
+   * goes on (sqlite-writer-thread.ts): `work` must use only the Kysely it is given. Work that stays small runs on the
+   * main connection, as starting a thread would cost more: `reads` says what it reads, the collection's records (a
+   * delete) or every record's row (an index build: a partial index is built by a scan of the whole table).
    */
-  heavy<T>(collection: string, transaction: boolean, work: (db: Kysely<Tables>) => Promise<T>): Promise<T>;
+  heavy<T>(scope: { collection: string; reads: 'collection' | 'table' }, transaction: boolean, work: (db: Kysely<Tables>) => Promise<T>): Promise<T>;
   /** Liveness of the connection, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

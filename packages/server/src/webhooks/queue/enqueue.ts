@@ -174,7 +174,8 @@ async function planJobs(
       enqueued.handedOver.push({ job: trace ? { ...job, traceparent: trace.traceparent, tracestate: trace.tracestate } : job, target });
     } else if (!held) {
       enqueued.pending++;
-      if (!enqueued.pendingTargets.includes(target.id)) enqueued.pendingTargets.push(target.id);
+      // An event's targets are distinct: each is named once.
+      enqueued.pendingTargets.push(target.id);
     }
     enqueued.jobIds.push(id);
     const state = held ? 'held' : lease ? 'delivering' : 'pending';

@@ -52,6 +52,8 @@ export interface CompleterOptions {
    * the batch; `committed` is told of the events' jobs after the commit (to wake workers and feed readers).
    */
   operations?: { rule: AutoDisableRule; committed: (outcome: { events: readonly Enqueued[]; disabledTargets: readonly string[] }) => void };
+  /** After each batch's commit: its results and which of them were written (the worker marks targets due again). */
+  written?: (batch: readonly Finished[], applied: ReadonlySet<string>) => void;
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -168,6 +170,7 @@ export class Completer {
   }
 
   private report(batch: readonly Finished[], applied: Set<string>): void {
+    this.opts.written?.(batch, applied);
     for (const f of batch) {
       if (!applied.has(f.job.id) && f.decision.kind !== 'not-attempted') {
         this.opts.logger.warn({ deliveryId: f.job.id }, 'lease lost before the attempt was recorded; another claim owns the job');

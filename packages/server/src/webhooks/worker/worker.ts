@@ -26,6 +26,9 @@ export type { DeliverySender } from './attempt.js';
  * workers. Takes the jobs of its own process's writes through the JobHandoff the runtime wires to the write path.
  * Time comes from the context's clock, so tests of retries, leases and rescue move it by hand.
  */
+/** The retry times a worker keeps a target (retryDueAt). */
+const RETRY_TIMES_PER_TARGET = 8;
+
 export class DeliveryWorker implements JobHandoff {
   private readonly slots: Slots;
   private readonly scheduler: Scheduler;
@@ -52,6 +55,9 @@ export class DeliveryWorker implements JobHandoff {
   private claimsPaused: NodeJS.Timeout | null = null;
   /** A claim when the spent allowance of a rate-limited target is renewed (scheduler.ts nextAllowanceAt), and for when. */
   private allowanceTimer: { timer: NodeJS.Timeout; at: number } | null = null;
+  /** When this process's retries fall due, by target (a few times each, RETRY_TIMES_PER_TARGET): marked due then. */
+  private readonly retriesDue = new Map<string, number[]>();
+  private retryTimer: { timer: NodeJS.Timeout; at: number } | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -75,6 +81,7 @@ export class DeliveryWorker implements JobHandoff {
     const outbox = createOutbox(ctx.database, ctx.logger, null);
     this.completer = new Completer(ctx.database.db, ctx.database.caps, {
       now: () => ctx.clock.now(),
+      written: (batch, applied) => this.dueAgain(batch, applied),
       logger: ctx.logger,
       degrade: (f, err) => this.degrade(f, err),
       operations: {
@@ -114,6 +121,9 @@ export class DeliveryWorker implements JobHandoff {
     this.claimsPaused = null;
     if (this.allowanceTimer) clearTimeout(this.allowanceTimer.timer);
     this.allowanceTimer = null;
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
+    this.retryTimer = null;
+    this.retriesDue.clear();
     await this.unsubscribe?.().catch(() => {});
     // A claim under way lands its jobs in the slots (or releases them, seeing stopped): wait for it first.
     while (this.pumping) await this.pumping;
@@ -122,6 +132,67 @@ export class DeliveryWorker implements JobHandoff {
     await Promise.allSettled([...this.attempts]);
     clearTimeout(timer);
     await this.completer.close();
+  }
+
+  /**
+   * After a completion's commit, the targets it made jobs pending for: an ordered target's next held job of the
+   * record (released by the completion of the one before, delivered or dead), and the jobs released unattempted.
+   * They are marked due here, as a named wake-up does: no wake-up comes for them, and a claim made while the
+   * completion was being written found nothing and marked the target idle. A retry is marked due when its time comes.
+   */
+  private dueAgain(batch: readonly Finished[], applied: ReadonlySet<string>): void {
+    let any = false;
+    for (const { job, decision } of batch) {
+      if (!applied.has(job.id) && decision.kind !== 'not-attempted') continue;
+      if (decision.kind === 'retry') this.retryDueAt(job.webhookId, decision.at);
+      // A target not read yet (a job handed over by a write before any refresh) is read: it may order by record.
+      const target = this.scheduler.target(job.webhookId);
+      const releasesHeld = (decision.kind === 'delivered' || decision.kind === 'dead') && (target === undefined || target.ordering === 'record');
+      const released = decision.kind === 'not-attempted' && decision.reason !== 'secret-unavailable' && decision.reason !== 'shutdown';
+      if (!releasesHeld && !released) continue;
+      this.woken.add(job.webhookId);
+      any = true;
+    }
+    if (any) this.kick();
+  }
+
+  /**
+   * A retry of this target falls due at `at`: its target is marked due then, by one timer for the earliest of all.
+   * Without it, a target whose claim had found nothing due waited for the poll. A target keeps its next few times
+   * only; beyond them (many failing jobs), the poll and the retries' own claims find the rest.
+   */
+  private retryDueAt(targetId: string, at: number): void {
+    if (this.stopped) return;
+    const times = this.retriesDue.get(targetId) ?? [];
+    if (times.length >= RETRY_TIMES_PER_TARGET && at >= times[times.length - 1]!) return;
+    times.push(at);
+    times.sort((a, b) => a - b);
+    if (times.length > RETRY_TIMES_PER_TARGET) times.pop();
+    this.retriesDue.set(targetId, times);
+    this.armRetryTimer();
+  }
+
+  private armRetryTimer(): void {
+    if (this.stopped) return;
+    let next: number | null = null;
+    for (const times of this.retriesDue.values()) if (next === null || times[0]! < next) next = times[0]!;
+    if (next === null || (this.retryTimer && this.retryTimer.at <= next)) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
+    const timer = setTimeout(() => {
+      this.retryTimer = null;
+      const now = this.ctx.clock.now();
+      for (const [id, times] of this.retriesDue) {
+        while (times.length > 0 && times[0]! <= now) {
+          times.shift();
+          this.woken.add(id);
+        }
+        if (times.length === 0) this.retriesDue.delete(id);
+      }
+      this.armRetryTimer();
+      this.kick();
+    }, Math.max(0, next - this.ctx.clock.now()));
+    timer.unref();
+    this.retryTimer = { timer, at: next };
   }
 
   /** JobHandoff: a lease for a new job of this process's own write, if its target has room here. */
