@@ -78,6 +78,7 @@ const query: QueryDialect = {
     where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
   explain: 'explain',
   rowCheck: null,
+  recordCheck: null,
 };
 
 const CHANNEL = 'svc_jobs';

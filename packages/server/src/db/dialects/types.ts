@@ -301,6 +301,12 @@ export interface QueryDialect {
    * a statement). Null where the database stops statements itself (PostgreSQL's statement_timeout).
    */
   readonly rowCheck: string | null;
+  /**
+   * rowCheck for a records query: it also calls into JavaScript before every large record (64 KiB of data or more),
+   * whose parse alone can take milliseconds, so a statement over a few dozen records of 1 MB (never reaching a 64th
+   * row) still stops at its budget: 63 such records held the event loop 500 ms.
+   */
+  readonly recordCheck: string | null;
 }
 
 /** Wake-ups for workers when jobs are committed: LISTEN/NOTIFY on PostgreSQL, an in-process emitter on SQLite. */

@@ -87,7 +87,10 @@ function keysetSql(q: QueryDialect, sort: readonly SortKey[], after: KeysetPosit
  */
 function fromWhereSql(q: QueryDialect, query: RecordQuery, withKeyset: boolean): RawBuilder<unknown> {
   const parts: Array<RawBuilder<boolean>> = [sql<boolean>`collection = ${collectionSql(query.collection)}`];
-  if (q.rowCheck !== null) parts.push(sql.raw<boolean>(q.rowCheck));
+  // A page reads its rows (their sizes at least), so the check may look at each row's size too; a count keeps the
+  // row check alone, which an index answers without reading the rows.
+  const check = withKeyset ? q.recordCheck : q.rowCheck;
+  if (check !== null) parts.push(sql.raw<boolean>(check));
   if (query.filter) parts.push(filterSql(q, query.filter));
   if (withKeyset && query.after) parts.push(keysetSql(q, query.sort, query.after));
   return sql`from ${recordsFromSql(q, query.filter)} where ${sql.join(parts, sql.raw(' and '))}`;
@@ -167,7 +170,7 @@ export type MatchingScope = { changedAfter: FeedPosition | null };
  */
 export async function firstMatching(db: Kysely<Tables>, q: QueryDialect, collection: string, filter: Filter, scope: MatchingScope, stoppable: boolean): Promise<string | null> {
   const parts: Array<RawBuilder<boolean>> = [sql<boolean>`collection = ${collectionSql(collection)}`];
-  if (stoppable && q.rowCheck !== null) parts.push(sql.raw<boolean>(q.rowCheck));
+  if (stoppable && q.recordCheck !== null) parts.push(sql.raw<boolean>(q.recordCheck));
   const after = scope.changedAfter;
   if (after !== null) {
     // The events of a write commit with it, at positions after every position readable before it (feed-store.ts).
