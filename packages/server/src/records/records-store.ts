@@ -71,6 +71,18 @@ export async function listRecordRange(db: Kysely<Tables>, caps: DialectCapabilit
   return caps.arrayRows<RecordRow>(db, CompiledQuery.raw(text, [collection, firstId, lastId]));
 }
 
+/** The stored sizes of these records of a collection, in bytes, read from the rows' headers (not their data). */
+export async function recordSizes(db: Kysely<Tables>, collection: string, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('records')
+    .select(['id', sql<number>`octet_length(data)`.as('bytes')])
+    .where('collection', '=', collection)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, Number(r.bytes)]));
+}
+
 export async function findRecord(db: Kysely<Tables>, collection: string, id: string): Promise<StoredRecord | null> {
   const row = await db.selectFrom('records').selectAll().where('collection', '=', collection).where('id', '=', id).executeTakeFirst();
   return row ? toRecord(row) : null;

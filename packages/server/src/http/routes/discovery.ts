@@ -6,6 +6,7 @@ import { IDEMPOTENCY_TTL_MS } from '../../records/idempotency-store.js';
 import { MAX_INDEXED_FIELDS } from '../../records/fields.js';
 import { FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH, FILTER_MAX_LENGTH } from '../../records/query/parser.js';
 import { SORT_MAX_KEYS } from '../../records/query/sort.js';
+import { BATCH_RECORD_BYTES_PER_BODY } from '../../records/batch.js';
 import { TOPICS } from '../../webhooks/topics.js';
 import { allCollections } from '../../records/collections.js';
 import { cutDocument, type OpenApiDocument } from '../openapi-document.js';
@@ -78,6 +79,7 @@ export function capabilities(ctx: Context) {
       eventsWaitMaxSeconds: EVENTS_MAX_WAIT_SECONDS,
       streamsPerToken: c.streamsPerToken,
       batchMaxOperations: c.batchMaxOperations,
+      batchMaxRecordBytes: BATCH_RECORD_BYTES_PER_BODY * c.bodyMaxBytes,
       retentionDeliveredDays: c.retentionDeliveredDays,
       retentionDeadDays: c.retentionDeadDays,
       retentionEventsDays: c.retentionEventsDays,
