@@ -86,6 +86,32 @@ export function splicedListBytes(items: readonly SplicedItem[], nextCursor: stri
   return out;
 }
 
+/**
+ * The rows for pageWithin, read `chunk` at a time after `after`: the read stops once it holds `limit + 1` rows, or a
+ * row that the page's bytes cannot take (past `maxBytes` in all), so a page of large rows reads about what it can
+ * send. API tokens naming 1,000 collections (~52 KB each): a page of limit=500 read and parsed 501 of them (26 MB)
+ * to send 80, holding the event loop 505-670 ms.
+ */
+export async function readWithin<T>(
+  read: (after: string | null, n: number) => Promise<T[]>,
+  after: string | null,
+  opts: { limit: number; maxBytes: number; chunk: number; key: (row: T) => string; bytes: (row: T) => number },
+): Promise<T[]> {
+  const rows: T[] = [];
+  let bytes = 0;
+  for (let from = after; rows.length <= opts.limit; ) {
+    const got = await read(from, Math.min(opts.chunk, opts.limit + 1 - rows.length));
+    for (const row of got) {
+      rows.push(row);
+      bytes += opts.bytes(row) + 1;
+      if (bytes > opts.maxBytes) return rows;
+    }
+    if (got.length === 0 || rows.length > opts.limit) return rows;
+    from = opts.key(got[got.length - 1]!);
+  }
+  return rows;
+}
+
 /** The fewest bytes a list page spends besides its items: the frame, with `"nextCursor":null`. */
 export const LIST_FRAME_MIN_BYTES = FRAME_OPEN.length + FRAME_CLOSE.length + 'null}'.length;
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeCursor, listJson, pageWithin, splicedItemBytes, splicedListBytes } from '../../src/lib/cursor.js';
+import { encodeCursor, listJson, pageWithin, readWithin, splicedItemBytes, splicedListBytes } from '../../src/lib/cursor.js';
 
 /** Items whose JSON is a string of the given length; ids sort like record ids. */
 const itemsOf = (sizes: number[]) => sizes.map((n, i) => ({ id: `rec_${String(i).padStart(26, '0')}`, json: JSON.stringify('x'.repeat(Math.max(0, n - 2))) }));
@@ -65,3 +65,38 @@ describe('splicedListBytes', () => {
     expect(() => splicedListBytes([{ head: '{"id":"é","data":', data, dataBytes: Buffer.byteLength(data) }], null)).toThrow(/not ASCII/);
   });
 });
+
+describe('readWithin', () => {
+  // 1,000 rows of 52 KB, as API tokens naming 1,000 collections each.
+  const all = Array.from({ length: 1_000 }, (_, i) => ({ id: `tok_${String(i).padStart(4, '0')}`, body: 'x'.repeat(52_000) }));
+  const reader = () => {
+    let rowsRead = 0;
+    const read = async (after: string | null, n: number) => {
+      const from = after === null ? 0 : all.findIndex((r) => r.id === after) + 1;
+      const got = all.slice(from, from + n);
+      rowsRead += got.length;
+      return got;
+    };
+    return { read, rowsRead: () => rowsRead };
+  };
+  const bytes = (r: { id: string; body: string }) => JSON.stringify(r).length;
+  const opts = { limit: 500, maxBytes: 4 * 1024 * 1024, chunk: 50, key: (r: { id: string }) => r.id, bytes };
+
+  it('stops at the first row the page cannot take, and pages exactly as a read of limit + 1 rows would', async () => {
+    const r = reader();
+    const rows = await readWithin(r.read, null, opts);
+    // 4 MiB holds 80 rows of ~52 KB: the 81st is read and stops it, within the chunk that holds it.
+    expect(rows).toHaveLength(81);
+    expect(r.rowsRead()).toBe(100);
+    expect(pageWithin(rows, 500, opts.maxBytes, (t) => t.id, bytes)).toEqual(pageWithin(all.slice(0, 501), 500, opts.maxBytes, (t) => t.id, bytes));
+  });
+
+  it('reads limit + 1 small rows, and fewer at the end', async () => {
+    const small = reader();
+    const few = { ...opts, maxBytes: Infinity, limit: 120 };
+    expect((await readWithin(small.read, null, few)).map((r) => r.id)).toEqual(all.slice(0, 121).map((r) => r.id));
+    expect(small.rowsRead()).toBe(121);
+    expect((await readWithin(reader().read, 'tok_0990', few)).map((r) => r.id)).toEqual(all.slice(991).map((r) => r.id));
+  });
+});
+

@@ -5,7 +5,7 @@ import { createApiToken } from '../../auth/api-tokens.js';
 import { deleteApiToken, listApiTokens, SCOPES } from '../../auth/api-tokens-store.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
+import { decodeCursor, jsonBytes, pageWithin, readWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { presentToken } from '../present.js';
 import { ApiTokenCreated, ApiTokenList, ListQuery, Scope, errorResponses, ref } from '../schemas.js';
@@ -43,7 +43,9 @@ export const adminTokenRoutes =
       schema: { operationId: 'listApiTokens', summary: 'List API tokens (never the tokens themselves)', tags: ['tokens'], security, querystring: ListQuery, response: { 200: ref(ApiTokenList), ...errorResponses(400, 401, 403) } },
     }, async (request) => {
       const limit = request.query.limit ?? 50;
-      const rows = (await listApiTokens(ctx.database.db, decodeCursor(request.query.cursor, idPattern('tok')), limit + 1)).map(presentToken);
+      // A token may name up to 1,000 collections: read in chunks, as far as the page's bytes go.
+      const read = async (after: string | null, n: number) => (await listApiTokens(ctx.database.db, after, n)).map(presentToken);
+      const rows = await readWithin(read, decodeCursor(request.query.cursor, idPattern('tok')), { limit, maxBytes: ctx.config.listMaxBytes, chunk: 50, key: (t) => t.id, bytes: jsonBytes });
       return pageWithin(rows, limit, ctx.config.listMaxBytes, (t) => t.id, jsonBytes);
     });
 
