@@ -266,7 +266,8 @@ program
     const c = config();
     const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
     try {
-      const counts = await prunePass(ctx, { dryRun: opts.dryRun === true });
+      // A server may be running on the same database: its writes must get in between this pass's batches.
+      const counts = await prunePass(ctx, { dryRun: opts.dryRun === true, othersWrite: true });
       const verb = opts.dryRun ? 'would be removed' : 'removed';
       for (const table of PRUNED_TABLES) process.stdout.write(`${table}: ${counts[table]} ${verb}\n`);
     } catch (err) {

@@ -127,6 +127,7 @@ const caps: DialectCapabilities = {
     sql`select * from unnest(${sql.join(columns.map(([, type], i) => sql`${rows.map((r) => r[i])}::${sql.raw(type)}[]`))}) as r(${sql.join(columns.map(([name]) => sql.ref(name)))})`,
   jobs: postgresJobs,
   sharedByProcesses: true,
+  restAfterWrite: () => 0,
   // clock_timestamp, not now(): now() is frozen at transaction start.
   // A scalar subquery is evaluated once per statement, so the planner can use it in an index range.
   nowMs: () => sql<number>`(select (extract(epoch from clock_timestamp()) * 1000)::bigint)`,

@@ -134,6 +134,14 @@ export interface DialectCapabilities {
   } | null;
   /** Several processes may share this database (PostgreSQL), so in-process caches and wake-ups are not enough. */
   readonly sharedByProcesses: boolean;
+  /**
+   * How long work of many write transactions (retention's batches) leaves the write lock free after one that held it
+   * `heldMs`, where another process may be writing meanwhile (`svc prune` beside `svc serve`): long enough that a
+   * writer which began waiting during that transaction tries again, and takes the lock, before the next one. SQLite:
+   * the waiter retries only between the sleeps of its busy handler, on its event loop; 0 where a waiter is woken as
+   * the lock is released, off its event loop (PostgreSQL).
+   */
+  restAfterWrite(heldMs: number): number;
   /** The database clock in Unix milliseconds: leases are timed by it, so workers on other hosts agree. */
   nowMs(): RawBuilder<number>;
   isUniqueViolation(error: unknown): boolean;
