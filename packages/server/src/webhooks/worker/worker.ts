@@ -19,6 +19,9 @@ import { Slots, type Held } from './slots.js';
 
 export type { DeliverySender } from './attempt.js';
 
+/** The retry times a worker keeps a target (retryDueAt). */
+const RETRY_TIMES_PER_TARGET = 8;
+
 /**
  * The delivery worker: claims due jobs (scheduler.ts says when and how many), runs their attempts within the
  * concurrency limits (slots.ts), has each attempt's facts decided (decision.ts) and its transition written in
@@ -26,9 +29,6 @@ export type { DeliverySender } from './attempt.js';
  * workers. Takes the jobs of its own process's writes through the JobHandoff the runtime wires to the write path.
  * Time comes from the context's clock, so tests of retries, leases and rescue move it by hand.
  */
-/** The retry times a worker keeps a target (retryDueAt). */
-const RETRY_TIMES_PER_TARGET = 8;
-
 export class DeliveryWorker implements JobHandoff {
   private readonly slots: Slots;
   private readonly scheduler: Scheduler;
