@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { getMeta } from '../db/meta-store.js';
+import { ownTurn } from '../lib/turns.js';
 import type { Tables } from '../db/tables.js';
 import { decodeCursor, encodeCursor, FRAME_CLOSE, FRAME_OPEN, listJson } from '../lib/cursor.js';
 import { beyond, newestFeedPosition, readFeed, readFeedPage, type FeedFilter, type FeedPosition, type JoinedPage } from './feed-store.js';
@@ -80,7 +81,7 @@ export async function feedPage(ctx: Context, req: FeedPageRequest): Promise<Buff
  * quiet collection beside a busy one reads again only when a matching event has committed (or its time is up).
  */
 async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest): Promise<PageBytes> {
-  const { db, caps } = ctx.database;
+  const { db, reads, caps } = ctx.database;
   const { clock } = ctx;
   const deadline = clock.now() + req.waitMs;
   const budget = req.maxBytes - PAGE_FRAME_MAX_BYTES;
@@ -88,7 +89,16 @@ async function readPage(ctx: Context, after: FeedPosition, req: FeedPageRequest)
   let release: (() => void) | null = null;
   try {
     for (let first = true; ; first = false) {
-      const joined = await readFeedPage(db, caps, { after: from, filter: req.filter, limit: req.limit, budget });
+      // One page read a turn among all requests: each read's statements run back to back (Kysely's connection lock
+      // hands the main connection on in microtasks), so four clients paging through events of 3 KB held /healthz
+      // 301 ms, a read and a read-ahead each. An idle loop turns in microseconds.
+      await ownTurn();
+      const joined = await readFeedPage(reads, caps, { after: from, filter: req.filter, limit: req.limit, budget }).catch((err: unknown) => {
+        // A reader thread gives a statement SVC_QUERY_TIMEOUT_MS (sqlite-readers.ts); a page within its limit and budget
+        // should never need it, but one on an overloaded machine is a 503, never a 500.
+        if (caps.isQueryTimeout(err)) throw new AppError('query_timeout', 'Reading the page took longer than the query timeout; try again.');
+        throw err;
+      });
       if (first) await refuseUnissued(db, after, joined.head, 'after');
       if (joined.kept > 0 || clock.now() >= deadline || req.signal.aborted) return page(joined, from, req);
       from = laterOf(joined.head, from);

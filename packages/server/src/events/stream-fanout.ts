@@ -107,12 +107,12 @@ export class FeedFanout {
    * taken most of it: a stream catching up holds about one page, however far behind it starts.
    */
   private async catchUp(stream: StreamConnection, atHead: boolean): Promise<void> {
-    const { db, caps } = this.ctx.database;
+    const { reads, caps } = this.ctx.database;
     let caughtUp = atHead;
     while (!stream.closed) {
       if (this.join(stream, caughtUp)) return;
       await refuseExpired(this.ctx, stream.position);
-      const read = await readFeed(db, caps, { after: stream.position, filter: stream.req.filter, limit: CATCH_UP_PAGE, budget: this.ctx.config.listMaxBytes });
+      const read = await readFeed(reads, caps, { after: stream.position, filter: stream.req.filter, limit: CATCH_UP_PAGE, budget: this.ctx.config.listMaxBytes });
       await stream.sendPaced(read.rows, read.rows.map(eventFrame));
       caughtUp = !read.full;
       stream.position = read.full ? read.rows.at(-1)! : laterOf(read.head, stream.position);
@@ -166,9 +166,9 @@ export class FeedFanout {
 
   /** Reads what is new, cut at SVC_LIST_MAX_BYTES per read as it is read, and hands it to every live stream. */
   private async readNew(): Promise<void> {
-    const { db, caps } = this.ctx.database;
+    const { reads, caps } = this.ctx.database;
     for (;;) {
-      const read = await readFeed(db, caps, { after: this.position, filter: ALL_EVENTS, limit: LIVE_PAGE, budget: this.ctx.config.listMaxBytes });
+      const read = await readFeed(reads, caps, { after: this.position, filter: ALL_EVENTS, limit: LIVE_PAGE, budget: this.ctx.config.listMaxBytes });
       if (read.rows.length > 0) {
         // Each event's frame is made once, and the read's frames joined once, for every stream.
         const { frames, all, largest } = eventFrames(read.rows);

@@ -135,7 +135,15 @@ describe.each(DIALECTS)('feed pages as bytes (%s)', (dialect) => {
     t = await createTestContext(dialect);
     await write(Array.from({ length: 5 }, (_, i): EventInput => ({ topic: 'record.created', collection: 'issues', recordId: `rec_${i}`, payload: { record: { id: `rec_${i}` } } })));
     const pages = new FeedReadAhead(systemClock);
-    const readAhead = { pages, whenSent: (start: () => void) => start() };
+    // The reads ahead, so the test can let them finish before it commits more (a page read waits for its turn).
+    const reading: Array<Promise<unknown>> = [];
+    const start = pages.start.bind(pages);
+    pages.start = (key, read) => start(key, () => {
+      const page = read();
+      reading.push(page);
+      return page;
+    });
+    const readAhead = { pages, whenSent: (begin: () => void) => begin() };
     const read = async (cursor: string | undefined, ahead: boolean) => (await feedPage(t!.ctx, request(cursor, { limit: 2, ...(ahead ? { readAhead } : {}) }))).toString('utf8');
 
     const p1 = await read(undefined, true);
@@ -146,6 +154,7 @@ describe.each(DIALECTS)('feed pages as bytes (%s)', (dialect) => {
     expect(p2).toBe(fresh2);
     // The third page (one event) was read ahead but not kept: an event committed since is in it.
     const c2 = JSON.parse(p2).nextCursor as string;
+    await Promise.all(reading);
     await write([{ topic: 'record.created', collection: 'issues', recordId: 'rec_late', payload: {} }]);
     const p3 = JSON.parse(await read(c2, true));
     expect(pages.hits).toBe(1);

@@ -79,6 +79,7 @@ const query: QueryDialect = {
   explain: 'explain',
   rowCheck: null,
   recordCheck: null,
+  eventCheck: null,
 };
 
 const CHANNEL = 'svc_jobs';
@@ -218,6 +219,7 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
   return {
     db,
     queries,
+    reads: db,
     caps,
     // A write that planned with targets a process keeps, and found them changed at its insert, runs again (run-again.ts).
     write: (work) => runningAgain(() => db.transaction().execute(work)),

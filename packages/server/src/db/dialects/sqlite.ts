@@ -13,8 +13,9 @@ import { onWriterThread } from './sqlite-writer-thread.js';
 import type { Database, DialectCapabilities, JobSignal, QueryDialect, QueryValueType } from './types.js';
 
 const ROW_CHECK = '(rowid % 64 <> 0 or svc_check())';
-/** ROW_CHECK, and a check before each large record (QueryDialect.recordCheck); it holds ROW_CHECK, which sets the budget. */
-const RECORD_CHECK = `((octet_length(data) >= 65536 and svc_check()) or ${ROW_CHECK})`;
+/** ROW_CHECK, and a check before each large value (QueryDialect.recordCheck, eventCheck); it holds ROW_CHECK, which sets the budget. */
+const largeValueCheck = (column: string) => `((octet_length(${column}) >= 65536 and svc_check()) or ${ROW_CHECK})`;
+const RECORD_CHECK = largeValueCheck('data');
 /**
  * How long a records query may run on the main connection before it is given up there and run again on a reader
  * thread: most finish well within it (W11's indexed page: about 1 ms), and a thread hop would cost them more than they
@@ -48,6 +49,7 @@ const query: QueryDialect = {
   // One modulo a row in SQLite's VM, one JavaScript call per 64 rows: within the noise of a 200,000-row scan.
   rowCheck: ROW_CHECK,
   recordCheck: RECORD_CHECK,
+  eventCheck: largeValueCheck('payload'),
 };
 
 const LAST_POSITION = CompiledQuery.raw('select position from events where position is not null order by tx desc, position desc limit 1');
@@ -196,6 +198,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
   return {
     db,
     queries,
+    reads: queries,
     caps,
     write: (work) => grouped.run(work),
     writeStatement: (work) => grouped.run(work),

@@ -315,6 +315,11 @@ export interface QueryDialect {
    * row) still stops at its budget: 63 such records held the event loop 500 ms.
    */
   readonly recordCheck: string | null;
+  /**
+   * rowCheck for the feed's statements over events (Database.reads): it also calls into JavaScript before every
+   * large payload (64 KiB or more), so a page of a few large events stops at its budget too.
+   */
+  readonly eventCheck: string | null;
 }
 
 /** Wake-ups for workers when jobs are committed: LISTEN/NOTIFY on PostgreSQL, an in-process emitter on SQLite. */
@@ -336,6 +341,13 @@ export interface Database {
    * (SVC_QUERY_TIMEOUT_MS), set once per connection rather than per query, so it costs no round trip; on SQLite `db`.
    */
   readonly queries: Kysely<Tables>;
+  /**
+   * Where the feed's pages are read (SPEC §12: no page holds the event loop): statements that carry
+   * QueryDialect.eventCheck, outside transactions. On SQLite `queries`: a statement runs on the main connection until
+   * its budget (20 ms) is spent, then again on a reader thread; on PostgreSQL `db`, whose statements never hold the
+   * loop and whose plans it keeps (no statement_timeout of its own: a feed statement is bounded by its limit).
+   */
+  readonly reads: Kysely<Tables>;
   readonly caps: DialectCapabilities;
   readonly signal: JobSignal;
   /** Wake-ups for feed readers (long-polls, streams) when events commit: its own channel, so workers are not woken. */
