@@ -33,13 +33,24 @@ function issueToField(issue: AjvIssue, context: string): FieldError {
   return { path: path === '' ? '/' : path, message };
 }
 
-/** ajv reports each failed anyOf branch too; keep the most specific issue per path. */
+/** A branch's issue that says more than "not this type": the value had a branch's type and broke one of its rules. */
+const CONSTRAINT = (keyword: string): boolean => !['type', 'anyOf', 'const', 'enum', 'required', 'additionalProperties'].includes(keyword);
+
+/**
+ * ajv reports each failed anyOf branch too; keep the most specific issue per path: the union's own ("is not one of the
+ * accepted values"), unless a branch of the value's type names the rule it broke (a 50 KB `filter` where a string of
+ * at most 2,048 characters or null is accepted: "must NOT have more than 2048 characters", not the union's words).
+ */
 function fieldErrors(issues: AjvIssue[], context: string): FieldError[] {
   const out = new Map<string, FieldError>();
+  const specific = new Set<string>();
   for (const issue of issues) {
     const field = issueToField(issue, context);
-    const existing = out.get(field.path);
-    if (!existing || issue.keyword === 'anyOf') out.set(field.path, field);
+    if (specific.has(field.path)) continue;
+    if (CONSTRAINT(issue.keyword) && issues.some((i) => i.keyword === 'anyOf' && i.instancePath === issue.instancePath)) {
+      out.set(field.path, field);
+      specific.add(field.path);
+    } else if (!out.has(field.path) || issue.keyword === 'anyOf') out.set(field.path, field);
   }
   return [...out.values()];
 }

@@ -4,6 +4,8 @@ import type { SecretBox } from '../lib/crypto.js';
 /** At most this many static headers per target (SPEC §13). */
 export const MAX_STATIC_HEADERS = 20;
 export const MAX_HEADER_VALUE_BYTES = 1024;
+/** A name's length: the API's schema says so for keys, but a record's key schema is not applied to its keys (TypeBox). */
+export const MAX_HEADER_NAME_LENGTH = 256;
 
 // RFC 9110 §5.6.2: a token.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -15,6 +17,10 @@ const REFUSED_PREFIXES = ['proxy-', 'svc-', 'webhook-'];
 
 function headerProblem(name: string, value: unknown): string | null {
   if (!TOKEN.test(name)) return 'is not a header name (RFC 9110 token characters only)';
+  if (name.length > MAX_HEADER_NAME_LENGTH) return `must be at most ${MAX_HEADER_NAME_LENGTH} characters`;
+  // A token, but a JavaScript object's prototype where headers pass through objects (a client's, a broker's): it was
+  // accepted and shown, then never sent.
+  if (name === '__proto__') return 'is reserved';
   const lower = name.toLowerCase();
   if (REFUSED.has(lower) || REFUSED_PREFIXES.some((p) => lower.startsWith(p))) return 'is set by svc or by HTTP itself and cannot be given';
   if (typeof value !== 'string') return 'must be a string';

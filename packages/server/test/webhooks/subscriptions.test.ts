@@ -56,8 +56,13 @@ describe.each(DIALECTS)('webhook subscriptions (%s)', (dialect) => {
     const cleared = await admin('PATCH', `/admin/v1/webhooks/${ok.id}`, { collections: null });
     expect(cleared.statusCode).toBe(422);
     expect(cleared.json().errors[0].path).toBe('/filter');
+    // Too long: the rule the value broke, not the union's "is not one of the accepted values" (a string or null).
+    const long = await admin('POST', '/admin/v1/webhooks', { name: 'w', url: URL, topics: ALL, collections: ['issues'], filter: `title = '${'x'.repeat(50_000)}'` });
+    expect(long.statusCode).toBe(422);
+    expect(long.json().errors).toEqual([{ path: '/filter', message: 'must NOT have more than 2048 characters' }]);
     const badOrdering = await admin('POST', '/admin/v1/webhooks', { name: 'w', url: URL, topics: ALL, ordering: 'global' });
     expect(badOrdering.statusCode).toBe(422);
+    expect(badOrdering.json().errors).toEqual([{ path: '/ordering', message: expect.stringMatching(/^must be one of|is not one of/) }]);
     const badCollection = await admin('POST', '/admin/v1/webhooks', { name: 'w', url: URL, topics: ALL, collections: ['Not A Name'] });
     expect(badCollection.statusCode).toBe(422);
   });
