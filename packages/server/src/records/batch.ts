@@ -144,7 +144,7 @@ export async function runBatch(
       const collection = collections[i]!;
       try {
         checkShape(op);
-        if (op.method !== 'DELETE') checkData(collection, op.data!, op.method === 'PATCH');
+        if (op.method !== 'DELETE') checkData(collection, op.data!, op.method === 'PATCH', ctx.database.caps.query.indexedTextMaxBytes);
         if (op.method === 'POST') {
           creates.push({ collection, data: op.data! });
           continue;

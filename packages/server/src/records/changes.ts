@@ -22,9 +22,12 @@ import { deleteRecord, findRecord, recordsInsert, updateRecord, type StoredRecor
  * transaction has committed.
  */
 
-/** Throws `validation_failed` when `data` does not fit the collection (`partial` for a PATCH). */
-export function checkData(collection: Collection, data: Record<string, unknown>, partial: boolean): void {
-  const errors = validateData(collection.fields, data, partial);
+/**
+ * Throws `validation_failed` when `data` does not fit the collection (`partial` for a PATCH), or the database's index
+ * of an indexed text field cannot take its value (QueryDialect.indexedTextMaxBytes).
+ */
+export function checkData(collection: Collection, data: Record<string, unknown>, partial: boolean, indexedTextMaxBytes: number | null): void {
+  const errors = validateData(collection.fields, data, partial, indexedTextMaxBytes);
   if (errors.length > 0) throw new AppError('validation_failed', 'The record data does not match the collection.', { errors });
 }
 
@@ -57,7 +60,9 @@ export async function createManyInTransaction(
   return json.map((record, i) => ({ record, jobs: jobs[i]! }));
 }
 
-const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** Values as JSON says: a primitive compared as itself (JSON.stringify of a 1 MB text is a copy), others by their JSON. */
+const sameValue = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b));
 
 /** Sets validated fields; a PATCH that changes nothing writes nothing and enqueues nothing. */
 export async function patchInTransaction(
@@ -184,7 +189,7 @@ export async function createRecord(
   data: Record<string, unknown>,
   idempotency?: { tokenId: string; key: string },
 ): Promise<CreateResult> {
-  checkData(collection, data, false);
+  checkData(collection, data, false, ctx.database.caps.query.indexedTextMaxBytes);
   const requestHash = sha256Hex(`${collection.name}\0${JSON.stringify(data)}`);
   const result = await writeOnce<RecordJson>(
     ctx,
@@ -206,7 +211,7 @@ export async function getRecord(ctx: Context, collection: string, id: string): P
 }
 
 export async function patchRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, data: Record<string, unknown>, ifMatch: number | null): Promise<RecordJson> {
-  checkData(collection, data, true);
+  checkData(collection, data, true, ctx.database.caps.query.indexedTextMaxBytes);
   const written = await outbox.inWriteSpan((traced) => ctx.database.write((trx: Kysely<Tables>) => patchInTransaction(trx, traced, collection, { id, data, ifMatch }, ctx.clock.now())));
   await outbox.committed([written.jobs]);
   return written.record;

@@ -56,7 +56,7 @@ const pointer = (name: string): string => `/data/${name.replace(/~/g, '~0').repl
  * Validates record data against the collection's fields: one error per fault, every fault reported.
  * `partial` is a PATCH: absent fields are untouched, `null` clears a field that is not required.
  */
-export function validateData(fields: readonly Field[], data: Record<string, unknown>, partial: boolean): FieldError[] {
+export function validateData(fields: readonly Field[], data: Record<string, unknown>, partial: boolean, indexedTextMaxBytes: number | null = null): FieldError[] {
   const errors: FieldError[] = [];
   const byName = new Map(fields.map((f) => [f.name, f]));
   for (const [key, value] of Object.entries(data)) {
@@ -76,6 +76,9 @@ export function validateData(fields: readonly Field[], data: Record<string, unkn
     }
     const problem = valueProblem(field.type, value);
     if (problem) errors.push({ path: pointer(key), message: problem });
+    else if (field.indexed && field.type === 'text' && indexedTextMaxBytes !== null && Buffer.byteLength(value as string) > indexedTextMaxBytes) {
+      errors.push({ path: pointer(key), message: `is longer than an indexed text field holds on this database (${indexedTextMaxBytes} bytes of UTF-8): shorten it, or make the field not indexed` });
+    }
   }
   if (!partial) {
     for (const f of fields) {

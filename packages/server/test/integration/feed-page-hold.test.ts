@@ -4,6 +4,7 @@ import type { Database } from '../../src/db/dialects/types.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
 import { seedFeedEvents } from '../helpers/feed-seed.js';
+import { turnCounter } from '../helpers/turn-counter.js';
 
 /**
  * SPEC §12: no feed page keeps the process from answering others. Each page's statements carry a check
@@ -24,17 +25,11 @@ describe.each(DIALECTS)('feed pages take turns (%s)', (dialect) => {
     await seedFeedEvents(t.ctx.database.db, dialect, { count: 400, collection: 'docs', payloadBytes: 3_000 });
     const token = await t.token(['events:read']);
 
-    // The event loop's turns, counted by an immediate that sets itself again; each page statement notes the turn it ran in.
-    let turn = 0;
-    let ticking = true;
-    const tick = () => {
-      turn++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    // Each page statement notes the turn it ran in.
+    const counter = turnCounter();
     const turns: number[] = [];
     const database = t.ctx.database as { -readonly [K in keyof Database]: Database[K] };
-    database.reads = database.reads.withPlugin(notingPages(() => turns.push(turn)));
+    database.reads = database.reads.withPlugin(notingPages(() => turns.push(counter.turn)));
     try {
       const pages = await Promise.all(
         Array.from({ length: 4 }, () => t!.app.inject({ method: 'GET', url: '/api/v1/events?limit=100', headers: { authorization: `Bearer ${token}` } })),
@@ -46,7 +41,7 @@ describe.each(DIALECTS)('feed pages take turns (%s)', (dialect) => {
         for (const e of items) expect(e.payload.record.data.filler).toHaveLength(3_000 - 120);
       }
     } finally {
-      ticking = false;
+      counter.stop();
     }
     // Each request's page (and the read-ahead of its next page, which reads in turns too).
     expect(turns.length).toBeGreaterThanOrEqual(4);

@@ -46,6 +46,8 @@ const query: QueryDialect = {
   analyzeIndex: (index) => `analyze "${index}"`,
   indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
   explain: 'explain query plan',
+  indexedTextMaxBytes: null,
+  valueTooLongForIndex: () => false,
   // One modulo a row in SQLite's VM, one JavaScript call per 64 rows: within the noise of a 200,000-row scan.
   rowCheck: ROW_CHECK,
   recordCheck: RECORD_CHECK,

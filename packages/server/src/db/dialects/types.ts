@@ -303,6 +303,15 @@ export interface QueryDialect {
   /** The prefix that makes a statement answer with its plan. */
   readonly explain: string;
   /**
+   * The most bytes of UTF-8 an indexed text field may hold, or null for no limit of its own. PostgreSQL's B-tree takes
+   * an entry of at most 2,704 bytes (a third of a page): a record with a longer value in an indexed field failed at
+   * its insert, answered 500 `internal`. 2,600 bytes leave room for the entry's header and the record's id, with
+   * no compression counted on; SQLite has no such limit.
+   */
+  readonly indexedTextMaxBytes: number | null;
+  /** Building an index failed because a value is too long for an index entry (PostgreSQL SQLSTATE 54000). */
+  valueTooLongForIndex(error: unknown): boolean;
+  /**
    * A condition true for every row, added to every records query so a long one can be stopped: SQLite calls into
    * JavaScript (svc_check) about once every 64 rows it examines, where the main connection gives the statement up
    * past its budget and a reader thread being ended stops at once (sqlite-readers.ts; better-sqlite3 cannot interrupt

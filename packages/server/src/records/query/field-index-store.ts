@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { QueryDialect } from '../../db/dialects/types.js';
+import { AppError } from '../../errors.js';
 import type { Tables } from '../../db/tables.js';
 import { COLLECTION_NAME, FIELD_NAME, type Field } from '../fields.js';
 
@@ -30,6 +31,10 @@ export async function buildFieldIndex(db: Kysely<Tables>, q: QueryDialect, colle
     await sql.raw(q.analyzeIndex(index)).execute(db);
   } catch (err) {
     await dropAll(db, q, index).catch(() => {});
+    // A record written before the field was indexed holds a value longer than an index entry takes (PostgreSQL).
+    if (q.valueTooLongForIndex(err)) {
+      throw new AppError('conflict', `A record holds a value of "${field.name}" longer than an indexed text field holds on this database (${q.indexedTextMaxBytes ?? 0} bytes of UTF-8): shorten it before indexing the field.`);
+    }
     throw err;
   }
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ClaimRow, DialectCapabilities } from '../../db/dialects/types.js';
 import type { Tables } from '../../db/tables.js';
+import { nextTurn } from '../../lib/turns.js';
 import { tracing } from '../../tracing/tracing.js';
 import { envelopeBytes } from '../envelope.js';
 import { newLeaseToken, type HeldJob } from './job.js';
@@ -106,6 +107,12 @@ export async function claimWithRates(
   return opts.targets.map((t) => byTarget.get(t.webhookId)!);
 }
 
+/**
+ * The driver's claims for these targets, CLAIM_TARGETS_PER_STATEMENT at a time. Outside a transaction each group is a
+ * claim of its own (on SQLite its own transaction and commit), and the event loop turns between two: a worker with
+ * 1,000 targets due claimed them in one transaction of ten groups, which held a SQLite process's loop 200-300 ms at
+ * a time. A group that fails leaves the groups before it claimed: their jobs wait for their lease to run out.
+ */
 async function claimRows(
   db: Kysely<Tables>,
   caps: DialectCapabilities,
@@ -116,14 +123,12 @@ async function claimRows(
   const asked = targets.map((t) => ({ webhookId: t.webhookId, limit: t.limit, maxBytes: t.maxBytes ?? CLAIM_MAX_BYTES, limited: t.limited === true }));
   // Only a process that traces reads the write's trace context (migration 019; SPEC §15: nothing measurable when off).
   const withTrace = tracing() !== null;
-  const all = async (q: Kysely<Tables>) => {
-    const rows: ClaimRow[] = [];
-    for (let i = 0; i < asked.length; i += CLAIM_TARGETS_PER_STATEMENT) {
-      rows.push(...(await caps.jobs.claim(q, { ...statement, targets: asked.slice(i, i + CLAIM_TARGETS_PER_STATEMENT), overheadBytes: JOB_OVERHEAD_BYTES, withTrace })));
-    }
-    return rows;
-  };
-  return targets.length <= CLAIM_TARGETS_PER_STATEMENT || inTransaction ? all(db) : db.transaction().execute(all);
+  const rows: ClaimRow[] = [];
+  for (let i = 0; i < asked.length; i += CLAIM_TARGETS_PER_STATEMENT) {
+    if (i > 0 && !inTransaction) await nextTurn();
+    rows.push(...(await caps.jobs.claim(db, { ...statement, targets: asked.slice(i, i + CLAIM_TARGETS_PER_STATEMENT), overheadBytes: JOB_OVERHEAD_BYTES, withTrace })));
+  }
+  return rows;
 }
 
 /**

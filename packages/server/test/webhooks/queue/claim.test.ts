@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claim, JOB_OVERHEAD_BYTES } from '../../../src/webhooks/queue/claim.js';
+import { claim, CLAIM_TARGETS_PER_STATEMENT, JOB_OVERHEAD_BYTES } from '../../../src/webhooks/queue/claim.js';
 import type { HeldJob } from '../../../src/webhooks/queue/job.js';
 import { rescue } from '../../../src/webhooks/queue/rescue.js';
 import { scheduleRetry } from '../../../src/webhooks/queue/schedule-retry.js';
 import type { TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
 import { NOW, T0, attemptRow, failedAttempt, jobRow, queueContext, seedEvent, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
+import { turnCounter } from '../../helpers/turn-counter.js';
 
 const LEASE_MS = 30_000;
 
@@ -55,7 +56,7 @@ describe.each(DIALECTS)('claim (%s)', (dialect) => {
     expect((await claimOne('wh_a', 10)).map((j) => j.id)).toEqual(['job_2']);
   });
 
-  it('claims for more targets than one statement takes: every target its own jobs, under one lease', async () => {
+  it('claims for more targets than one statement takes: every target its own jobs, under one lease, a group a turn', async () => {
     const { db } = t.ctx.database;
     // More than SQLite's 500 parts of a compound SELECT, and more than one group of CLAIM_TARGETS_PER_STATEMENT.
     const ids = Array.from({ length: 600 }, (_, i) => `wh_${String(i).padStart(3, '0')}`);
@@ -64,7 +65,15 @@ describe.each(DIALECTS)('claim (%s)', (dialect) => {
       await seedJob(db, { id: `job_${id}_1`, webhookId: id, nextAttemptAt: NOW - 2 });
       await seedJob(db, { id: `job_${id}_2`, webhookId: id, nextAttemptAt: NOW - 1 });
     }
-    const claims = await claim(db, t.ctx.database.caps, { now: NOW, leaseMs: LEASE_MS, targets: ids.map((webhookId) => ({ webhookId, limit: 1 })) });
+    // Each group is a claim of its own, in a turn of the event loop of its own: ten groups in one transaction held a
+    // SQLite process's loop 200-300 ms.
+    const counter = turnCounter();
+    const caps = t.ctx.database.caps;
+    const turns: number[] = [];
+    const jobs = { ...caps.jobs, claim: (q: Parameters<typeof caps.jobs.claim>[0], o: Parameters<typeof caps.jobs.claim>[1]) => (turns.push(counter.turn), caps.jobs.claim(q, o)) };
+    const claims = await claim(db, { ...caps, jobs }, { now: NOW, leaseMs: LEASE_MS, targets: ids.map((webhookId) => ({ webhookId, limit: 1 })) }).finally(() => counter.stop());
+    expect(turns).toHaveLength(Math.ceil(600 / CLAIM_TARGETS_PER_STATEMENT));
+    expect(new Set(turns).size, `turns ${turns.join(', ')}`).toBe(turns.length);
     expect(claims).toHaveLength(600);
     // In the order asked, each with its own oldest due job.
     expect(claims.map((jobs) => jobs.map((j) => j.id))).toEqual(ids.map((id) => [`job_${id}_1`]));
