@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { insertRecords } from '../../src/records/records-store.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
+import { timed } from '../helpers/loop-gaps.js';
 
 /**
  * Building an index over a collection and deleting a collection with its records read or write every record. On
@@ -16,26 +17,6 @@ describe.each(DIALECTS)('heavy writes (%s)', (dialect) => {
     await t?.close();
     t = undefined;
   });
-
-  /** The request's time and the longest the event loop went without running a 5 ms timer meanwhile. */
-  async function timed<T>(request: () => Promise<T>): Promise<{ result: T; ms: number; longestGap: number }> {
-    let last = performance.now();
-    let longestGap = 0;
-    const tick = setInterval(() => {
-      const now = performance.now();
-      longestGap = Math.max(longestGap, now - last);
-      last = now;
-    }, 5);
-    const start = performance.now();
-    try {
-      const result = await request();
-      const ms = performance.now() - start;
-      longestGap = Math.max(longestGap, performance.now() - last);
-      return { result, ms, longestGap };
-    } finally {
-      clearInterval(tick);
-    }
-  }
 
   it('an index build and a forced delete of 30,000 records of 4 KB leave the event loop turning, and writes wait for them', async () => {
     t = await createTestApp(dialect);
