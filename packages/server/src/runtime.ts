@@ -188,6 +188,10 @@ export async function startProcess(given: Context, parts: { api: boolean; worker
     app = await buildApp(ctx, { registry: registry!, handoff: worker });
     // The admin exists before the port opens: a client that sees /readyz answer can log in at once.
     setupLink = await bootstrapAdmin(ctx);
+    // @fastify/swagger's document of every route is made once, at its first use, in one go: 70–100 ms that the first
+    // request for an OpenAPI document held the event loop. Made here, before the port opens, no request waits for it.
+    await app.ready();
+    app.swagger();
     url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
     if (setupLink) {
       // The link is a credential: the operator reads it on stderr, and the JSON log (shipped, kept) never holds it.
