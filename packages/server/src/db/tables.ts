@@ -205,6 +205,12 @@ export interface DeliveryAttemptsTable {
   first_byte_ms: number | null;
 }
 
+/** One row (migration 023): moved by every committed change to `collections`. */
+export interface CollectionsVersionTable {
+  id: number;
+  version: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -218,6 +224,7 @@ export interface Tables {
   api_tokens: ApiTokensTable;
   admin_tokens: AdminTokensTable;
   collections: CollectionsTable;
+  collections_version: CollectionsVersionTable;
   records: RecordsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;

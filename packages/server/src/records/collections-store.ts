@@ -57,6 +57,12 @@ export async function listCollections(db: Kysely<Tables>, afterName: string | nu
   return (await q.execute()).map(toCollection);
 }
 
+/** The collections' version (migration 023): every committed change to a collection, by any process, moves it. */
+export async function collectionsVersion(db: Kysely<Tables>): Promise<number> {
+  const { version } = await db.selectFrom('collections_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
+  return Number(version);
+}
+
 /** Guarded by the previous updated_at so two concurrent PATCHes cannot both apply to the same starting point. */
 export async function updateCollectionFields(db: Kysely<Tables>, name: string, fields: Field[], previousUpdatedAt: number, now: number): Promise<boolean> {
   const res = await db
