@@ -1756,7 +1756,9 @@ export interface operations {
     getSchema: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1772,6 +1774,13 @@ export interface operations {
                         collections: components["schemas"]["Collection"][];
                     };
                 };
+            };
+            /** @description Not Modified: If-None-Match names the ETag of the answer as it is now */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Problem details */
             401: {
@@ -4911,7 +4920,9 @@ export interface operations {
     getAdminOpenApiDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4927,6 +4938,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Not Modified: If-None-Match names the ETag of the answer as it is now */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Problem details */
             401: {

@@ -4,6 +4,8 @@
  * for the admin schemas, and unused components are lint warnings).
  */
 
+import { JsonBytes } from '../lib/json-slices.js';
+
 type Json = Record<string, unknown>;
 export type SecurityRequirement = Record<string, string[]>;
 
@@ -14,7 +16,7 @@ export interface OpenApiDocument {
   security?: SecurityRequirement[];
   paths: Record<string, Json>;
   webhooks?: Record<string, Json>;
-  components: { securitySchemes?: Record<string, Json>; schemas?: Record<string, Json> };
+  components: { securitySchemes?: Record<string, Json>; schemas?: Record<string, Json | JsonBytes> };
   [key: string]: unknown;
 }
 
@@ -28,15 +30,22 @@ export interface DocumentPart {
    */
   security: SecurityRequirement[];
   webhooks: Record<string, Json>;
-  /** Schemas the webhooks section adds (the admin document's per-collection records). */
-  schemas: Record<string, Json>;
+  /**
+   * Schemas the webhooks section adds (the admin document's per-collection records), all kept: its webhooks refer to
+   * each. Those made as JSON ahead (JsonBytes) refer to no schema of the full document.
+   */
+  schemas: Record<string, Json | JsonBytes>;
 }
 
 const SCHEMA_REF = '#/components/schemas/';
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-/** Every `$ref` to a component schema inside `value`, into `found`. */
+/**
+ * Every `$ref` to a component schema inside `value`, into `found`. JSON made ahead (JsonBytes) is passed over: it
+ * refers to no schema of the full document (DocumentPart.schemas).
+ */
 function collectRefs(value: unknown, found: Set<string>): void {
+  if (value instanceof JsonBytes) return;
   if (Array.isArray(value)) {
     for (const v of value) collectRefs(v, found);
   } else if (value !== null && typeof value === 'object') {
@@ -76,7 +85,7 @@ function usedSchemes(security: SecurityRequirement[], pathItems: Json[]): Set<st
 
 export function cutDocument(full: OpenApiDocument, part: DocumentPart): OpenApiDocument {
   const paths = Object.fromEntries(Object.entries(full.paths ?? {}).filter(([p]) => p.startsWith(part.prefix)));
-  const allSchemas = { ...full.components.schemas, ...part.schemas };
+  const fullSchemas = reachableSchemas([paths, part.webhooks, part.schemas], (full.components.schemas ?? {}) as Record<string, Json>);
   const schemes = usedSchemes(part.security, [...Object.values(paths), ...Object.values(part.webhooks)]);
   return {
     openapi: full.openapi,
@@ -87,7 +96,7 @@ export function cutDocument(full: OpenApiDocument, part: DocumentPart): OpenApiD
     webhooks: part.webhooks,
     components: {
       securitySchemes: Object.fromEntries(Object.entries(full.components.securitySchemes ?? {}).filter(([name]) => schemes.has(name))),
-      schemas: reachableSchemas([paths, part.webhooks], allSchemas),
+      schemas: { ...fullSchemas, ...part.schemas },
     },
   };
 }

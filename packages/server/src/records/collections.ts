@@ -4,6 +4,7 @@ import type { Tables } from '../db/tables.js';
 import { AppError, type FieldError } from '../errors.js';
 import { iso } from '../lib/clock.js';
 import { TEST_RECORD_ID } from '../lib/ids.js';
+import type { Pace } from '../lib/turns.js';
 import { createOutbox } from '../webhooks/outbox.js';
 import { deleteCollection, deleteCollectionCounting, findCollection, insertCollection, listCollections, updateCollectionFields, type Collection } from './collections-store.js';
 import { COLLECTION_NAME, validateFieldList, type Field } from './fields.js';
@@ -35,17 +36,24 @@ export async function requireCollection(ctx: Context, name: string): Promise<Col
   return c;
 }
 
-/** Every collection, by name: for the schema endpoint and the admin OpenAPI document, which show them all. */
-export async function allCollections(ctx: Context): Promise<Collection[]> {
-  const all: Collection[] = [];
-  let after: string | null = null;
-  for (;;) {
-    const batch = await listCollections(ctx.database.db, after, 500);
-    all.push(...batch);
-    if (batch.length < 500) return all;
-    after = batch.at(-1)!.name;
+/**
+ * Every collection, by name, a page at a time: for the schema endpoint and the admin OpenAPI document, which show them
+ * all, and make each collection's part of their answer as it comes (JsonBytes) rather than hold them all. Other work
+ * runs between pages (Pace): on SQLite a statement runs on the event loop, and 2,000 collections of 50 fields took
+ * 260–350 ms to read and parse.
+ */
+export async function* collectionPages(ctx: Context, pace: Pace): AsyncGenerator<Collection[]> {
+  for (let after: string | null = null; ; ) {
+    const page = await listCollections(ctx.database.db, after, COLLECTIONS_PAGE);
+    yield page;
+    if (page.length < COLLECTIONS_PAGE) return;
+    after = page.at(-1)!.name;
+    await pace.slice();
   }
 }
+
+/** A page of collectionPages: 95 KB of field lists at 50 fields a collection (about 3 ms to read and parse), 500 KB at most. */
+const COLLECTIONS_PAGE = 20;
 
 export async function createCollection(ctx: Context, name: string, fields: Field[]): Promise<Collection> {
   const errors: FieldError[] = [];

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
-import { allCollections, createCollection, patchCollection, removeCollection, requireCollection } from '../../records/collections.js';
+import { collectionPages, createCollection, patchCollection, removeCollection, requireCollection } from '../../records/collections.js';
 import { listCollections } from '../../records/collections-store.js';
 import { COLLECTION_NAME, MAX_FIELDS } from '../../records/fields.js';
 import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
@@ -12,6 +12,8 @@ import { listRecordsJson } from '../../records/query/list-request.js';
 import { recordJson } from '../../records/record-json.js';
 import type { Outbox } from '../../webhooks/outbox.js';
 import { requestSpan } from '../tracing-hooks.js';
+import { CollectionsAnswer, IfNoneMatch, notModified, sendKept } from '../collections-answers.js';
+import { JsonBytes, jsonInSlices } from '../../lib/json-slices.js';
 import { presentCollection } from '../present.js';
 import { Collection, CollectionList, Field, ListQuery, RecordList, RecordListQuery, RecordSchema, RecordWrite, RecordWritten, errorResponses, ref } from '../schemas.js';
 import { ifMatchVersion } from './records.js';
@@ -28,18 +30,27 @@ export const adminCollectionRoutes =
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
 
+    // Kept for the collections' version it was built at (http/collections-answers.ts).
+    const schemaAnswer = new CollectionsAnswer(ctx.database.db, async (pace) => {
+      // A collection's part is made as JSON at once (JsonBytes), so the collection can be let go.
+      const collections: JsonBytes[] = [];
+      for await (const page of collectionPages(ctx, pace)) collections.push(...page.map((c) => JsonBytes.of(presentCollection(c))));
+      return jsonInSlices({ collections }, pace);
+    });
     app.get('/admin/v1/api/schema', {
       schema: {
         operationId: 'getSchema',
         summary: 'Every collection and its fields: no record data, no credentials',
         tags: ['collections'],
         security,
+        headers: IfNoneMatch,
         response: {
           200: Type.Object({ collections: Type.Array(ref(Collection)) }, { additionalProperties: false }),
+          ...notModified,
           ...errorResponses(401, 403),
         },
       },
-    }, async () => ({ collections: (await allCollections(ctx)).map(presentCollection) }));
+    }, async (request, reply) => sendKept(request, reply, await schemaAnswer.current()));
 
     app.get('/admin/v1/collections', {
       schema: { operationId: 'listCollections', summary: 'List collections', tags: ['collections'], security, querystring: ListQuery, response: { 200: ref(CollectionList), ...errorResponses(400, 401, 403) } },

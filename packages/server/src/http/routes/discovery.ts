@@ -8,8 +8,10 @@ import { FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH, FILTER_MAX_LENGTH } from '../
 import { SORT_MAX_KEYS } from '../../records/query/sort.js';
 import { BATCH_RECORD_BYTES_PER_BODY } from '../../records/batch.js';
 import { TOPICS } from '../../webhooks/topics.js';
-import { allCollections } from '../../records/collections.js';
+import { collectionPages } from '../../records/collections.js';
 import { cutDocument, type OpenApiDocument } from '../openapi-document.js';
+import { CollectionsAnswer, IfNoneMatch, notModified, sendKept } from '../collections-answers.js';
+import { jsonInSlices } from '../../lib/json-slices.js';
 import { webhooksSection } from '../openapi-webhooks.js';
 import { Capabilities, Problem, errorResponses, ref } from '../schemas.js';
 import { EVENTS_MAX_LIMIT, EVENTS_MAX_WAIT_SECONDS } from '../feed-answers.js';
@@ -112,13 +114,13 @@ export const discoveryRoutes =
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     let doc: string | null = null;
     // The public document never changes while the process runs: built on first request, kept as text.
-    const publicDocument = () =>
+    const publicDocument = async () =>
       (doc ??= JSON.stringify(
         cutDocument(fullDocument(plain), {
           ...PUBLIC_PART,
           // Every operation states its own; listing both schemes here is what the API as a whole accepts.
           security: [{ bearerAuth: [] }, ...ADMIN_SECURITY],
-          ...webhooksSection('generic'),
+          ...(await webhooksSection('generic')),
         }),
       ));
 
@@ -128,7 +130,7 @@ export const discoveryRoutes =
 
     app.get('/api/v1/openapi.json', {
       schema: { operationId: 'getOpenApiDocument', summary: 'This document: OpenAPI 3.1 of the /api/v1 routes', tags: ['discovery'], security: [], response: { 200: Type.Object({}, { additionalProperties: true }), ...anyClientError } },
-    }, async (_request, reply) => reply.type('application/json').send(publicDocument() as never));
+    }, async (_request, reply) => reply.type('application/json').send((await publicDocument()) as never));
 
   };
 
@@ -137,19 +139,19 @@ export const adminOpenApiRoute =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    // One record schema per collection: kept for the collections' version it was built at (http/collections-answers.ts).
+    const document = new CollectionsAnswer(ctx.database.db, async (pace) => {
+      const section = await webhooksSection({ pages: collectionPages(ctx, pace), pace });
+      return jsonInSlices(cutDocument(fullDocument(plain), { ...ADMIN_PART, security: ADMIN_SECURITY, ...section }), pace);
+    });
     app.get('/admin/v1/openapi.json', {
       schema: {
         operationId: 'getAdminOpenApiDocument',
         summary: 'OpenAPI 3.1 of the /admin/v1 routes',
         tags: ['discovery'],
         security: ADMIN_SECURITY,
-        response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 403) },
+        headers: IfNoneMatch,
+        response: { 200: Type.Object({}, { additionalProperties: true }), ...notModified, ...errorResponses(401, 403) },
       },
-    }, async (_request, reply) => {
-      // Built on every request from the collections as they are now: a collection created, changed or deleted by any
-      // process shows at once, with no cache to invalidate. It is a rare request, and building it takes milliseconds.
-      const section = webhooksSection(await allCollections(ctx));
-      const doc = cutDocument(fullDocument(plain), { ...ADMIN_PART, security: ADMIN_SECURITY, ...section });
-      return reply.type('application/json').send(JSON.stringify(doc) as never);
-    });
+    }, async (request, reply) => sendKept(request, reply, await document.current()));
   };
