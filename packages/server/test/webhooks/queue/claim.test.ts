@@ -66,7 +66,7 @@ describe.each(DIALECTS)('claim (%s)', (dialect) => {
       await seedJob(db, { id: `job_${id}_2`, webhookId: id, nextAttemptAt: NOW - 1 });
     }
     // Each group is a claim of its own, in a turn of the event loop of its own: ten groups in one transaction held a
-    // SQLite process's loop 200-300 ms.
+    // SQLite process's loop 200-300 ms on a loaded machine.
     const counter = turnCounter();
     const caps = t.ctx.database.caps;
     const turns: number[] = [];
