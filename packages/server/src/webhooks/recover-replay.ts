@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { nextTurn } from '../lib/turns.js';
 import { deadScanEnd } from './queue/jobs-store.js';
-import { recoverDead } from './queue/recover-dead.js';
+import { recoverDeadJobs } from './queue/recover-dead.js';
 import { replayEvents } from './queue/replay-events.js';
 import type { EventInput } from './envelope.js';
 import { eventPayloads, replayCandidates, replayScanEnd, type ReplayCandidate, type ReplaySelection } from './replay-store.js';
@@ -61,11 +61,12 @@ export async function recoverTarget(ctx: Context, id: string, w: Window): Promis
   let jobs = 0;
   let afterId: string | null = null;
   for (;;) {
-    // Recovered jobs leave the dead jobs' index: a full batch leaves the slice's start where it was, and the slice,
-    // found again, reaches further.
+    // The walk only moves forward: after a full batch it resumes after the greatest job it sent back, never from the
+    // slice's start again. A job recovered here that dies again while the recovery runs (a short schedule, a worker
+    // beside it) is dead behind the walk and stays so: one more round per job, and the answer counts each job once.
     const slice: { afterId: string | null; throughId: string | null } = { afterId, throughId: await deadScanEnd(db, { from: w.since, afterId }, SCAN) };
-    const n = await db.transaction().execute((trx) =>
-      recoverDead(trx, caps, {
+    const ids = await db.transaction().execute((trx) =>
+      recoverDeadJobs(trx, caps, {
         now: ctx.clock.now(),
         webhookId: target.id,
         from: w.since,
@@ -75,10 +76,12 @@ export async function recoverTarget(ctx: Context, id: string, w: Window): Promis
         ...slice,
       }),
     );
-    jobs += n;
-    if (n < BATCH) {
+    jobs += ids.length;
+    if (ids.length < BATCH) {
       if (slice.throughId === null) break;
       afterId = slice.throughId;
+    } else {
+      afterId = ids.reduce((a, b) => (b > a ? b : a));
     }
     await nextTurn();
   }

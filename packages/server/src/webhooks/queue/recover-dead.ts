@@ -16,7 +16,12 @@ import { reviveDead } from './retry-dead.js';
  * For a target that orders by record they come back `held` (dead → held), as retryDead's do, and promoteHeld then
  * releases the oldest of each record that has no unfinished job: a record's recovered jobs go out one after another.
  */
-export async function recoverDead(
+export async function recoverDead(...args: Parameters<typeof recoverDeadJobs>): Promise<number> {
+  return (await recoverDeadJobs(...args)).length;
+}
+
+/** recoverDead, answering the ids of the jobs it sent back (the caller resumes its walk after the greatest). */
+export async function recoverDeadJobs(
   db: Kysely<Tables>,
   caps: DialectCapabilities,
   opts: {
@@ -30,7 +35,7 @@ export async function recoverDead(
     afterId?: string | null;
     throughId?: string | null;
   },
-): Promise<number> {
+): Promise<string[]> {
   const { now, webhookId, from, to, limit } = opts;
   // Job ids sort by creation time: the lower bound starts the walk of the dead jobs' partial index (migration 003) at
   // the window, or at the slice, not at the oldest dead job. One lower bound, never two: SQLite ranges the scan on
@@ -49,5 +54,5 @@ export async function recoverDead(
   if (opts.throughId != null) batch = batch.where('id', '<=', opts.throughId);
   const res = await reviveDead(db, opts).where('id', 'in', batch).returning('id').execute();
   await promoteHeld(db, caps, { now, after: res.map((r) => r.id) });
-  return res.length;
+  return res.map((r) => r.id);
 }
