@@ -6,7 +6,10 @@ import { AppError } from '../../errors.js';
 import { iso } from '../../lib/clock.js';
 import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { asId, idPattern } from '../../lib/ids.js';
-import { listAttempts } from '../../webhooks/queue/attempts-store.js';
+import { attemptPages } from '../../webhooks/queue/attempts-store.js';
+import { JsonBytes, jsonInSlices } from '../../lib/json-slices.js';
+import { Pace } from '../../lib/turns.js';
+import type { DeliveryAttemptsTable } from '../../db/tables.js';
 import { findEnvelope, findListedJob, jobsStanding, listJobs, type ListedJob } from '../../webhooks/queue/jobs-store.js';
 import { retryDead, retryDeadJobs } from '../../webhooks/queue/retry-dead.js';
 import { jobView } from '../../webhooks/views.js';
@@ -48,6 +51,20 @@ export const presentJob = (j: ListedJob) => ({
   heldBy: (j.state === 'pending' || j.state === 'held') && j.target_enabled === 0 ? ('target_disabled' as const) : null,
 });
 
+const nullableInt = (v: number | null): number | null => (v === null ? null : Number(v));
+
+/** An attempt as the job's detail shows it (schemas.ts Attempt; that order). */
+const presentAttempt = (a: DeliveryAttemptsTable) => ({
+  number: Number(a.number),
+  startedAt: iso(Number(a.started_at)),
+  durationMs: Number(a.duration_ms),
+  statusCode: nullableInt(a.status_code),
+  error: a.error_code === null ? null : { code: a.error_code, message: a.error_message ?? '' },
+  responseSnippet: a.response_snippet,
+  remoteAddress: a.remote_address,
+  timings: { dnsMs: nullableInt(a.dns_ms), connectMs: nullableInt(a.connect_ms), tlsMs: nullableInt(a.tls_ms), firstByteMs: nullableInt(a.first_byte_ms) },
+});
+
 export const adminDeliveryRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
@@ -73,24 +90,23 @@ export const adminDeliveryRoutes =
 
     app.get('/admin/v1/deliveries/:id', {
       schema: { operationId: 'getDelivery', summary: 'A job with its envelope and every attempt (oldest first)', tags: ['deliveries'], security, params: IdParams, response: { 200: ref(DeliveryJobDetail), ...errorResponses(401, 403, 404) } },
-    }, async (request) => {
+    }, async (request, reply) => {
       const job = await findListedJob(ctx.database.db, request.params.id);
       if (!job) throw new AppError('not_found', 'No such delivery job.');
-      const attempts = await listAttempts(ctx.database.db, job.id);
-      return {
-        ...presentJob(job),
-        envelope: JSON.parse(await findEnvelope(ctx.database.db, job)) as Record<string, unknown>,
-        attempts: attempts.map((a) => ({
-          number: a.number,
-          startedAt: iso(a.started_at),
-          durationMs: a.duration_ms,
-          statusCode: a.status_code,
-          error: a.error_code === null ? null : { code: a.error_code, message: a.error_message ?? '' },
-          responseSnippet: a.response_snippet,
-          remoteAddress: a.remote_address,
-          timings: { dnsMs: a.dns_ms, connectMs: a.connect_ms, tlsMs: a.tls_ms, firstByteMs: a.first_byte_ms },
-        })),
-      } as never;
+      // Written in slices (as the admin OpenAPI document is): a job's attempts have no bound but its rounds, and the
+      // envelope holds a record of up to SVC_BODY_MAX_BYTES. Each attempt becomes JSON bytes as it is read.
+      const pace = new Pace();
+      const attempts: JsonBytes[] = [];
+      for await (const page of attemptPages(ctx.database.db, job.id, pace)) {
+        for (const a of page) {
+          attempts.push(JsonBytes.of(presentAttempt(a)));
+          await pace.slice();
+        }
+      }
+      // The envelope's text is the JSON body its attempts sent, written as it is.
+      const envelope = new JsonBytes(Buffer.from(await findEnvelope(ctx.database.db, job)));
+      const json = await jsonInSlices({ ...presentJob(job), envelope, attempts }, pace);
+      return reply.type('application/json; charset=utf-8').send(json as never);
     });
 
     app.post('/admin/v1/deliveries/:id/retry', {

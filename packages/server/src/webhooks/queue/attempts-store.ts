@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DeliveryAttemptsTable, Tables } from '../../db/tables.js';
 import type { AttemptRecord } from './job.js';
+import type { Pace } from '../../lib/turns.js';
 import type { DeliveryId, WebhookId } from '../../lib/ids.js';
 
 /**
@@ -38,6 +39,27 @@ function attemptValues(jobId: string, webhookId: string, number: number, a: Atte
  */
 export async function listAttempts(db: Kysely<Tables>, jobId: string): Promise<DeliveryAttemptsTable[]> {
   return db.selectFrom('delivery_attempts').selectAll().where('job_id', '=', jobId).orderBy('number').execute();
+}
+
+/** Attempts a page of attemptPages reads: at most ~1.3 MB of snippets and messages (1 KiB each at most, escaped). */
+export const ATTEMPTS_PAGE = 500;
+
+/**
+ * listAttempts a page at a time (by number), with a turn of the event loop between pages when the pace is spent: a job
+ * retried again and again has as many attempts as its rounds allow (20,000 of 1 KiB snippets read at once, written
+ * as 25 MB of JSON, held the event loop ~950 ms on SQLite).
+ */
+export async function* attemptPages(db: Kysely<Tables>, jobId: string, pace: Pace): AsyncGenerator<DeliveryAttemptsTable[]> {
+  let after: number | null = null;
+  for (;;) {
+    let q = db.selectFrom('delivery_attempts').selectAll().where('job_id', '=', jobId).orderBy('number').limit(ATTEMPTS_PAGE);
+    if (after !== null) q = q.where('number', '>', after);
+    const page = await q.execute();
+    if (page.length > 0) yield page;
+    if (page.length < ATTEMPTS_PAGE) return;
+    after = Number(page[page.length - 1]!.number);
+    await pace.slice();
+  }
 }
 
 /** Two statements that must land together: inside the caller's transaction, or in one of our own. */
