@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { Enqueued } from '../webhooks/queue/enqueue.js';
 import type { Outbox } from '../webhooks/outbox.js';
-import { checkData, createManyInTransaction, patchInTransaction, removeInTransaction, writeOnce, type Replayable } from './changes.js';
+import { CollectionGone, checkData, createManyInTransaction, patchInTransaction, removeInTransaction, writeOnce, type Replayable } from './changes.js';
 import { findCollection, type Collection } from './collections-store.js';
 import type { RecordJson } from './record-json.js';
 import { recordSizes } from './records-store.js';
@@ -131,12 +131,26 @@ export async function runBatch(
     // Consecutive creates are written together, before the next operation that reads what came before it (a PATCH
     // or DELETE) and at the end. A create cannot fail once its data checks, so the first failing operation is still
     // the one reported, with every operation before it done.
-    let creates: Array<{ collection: Collection; data: Record<string, unknown> }> = [];
+    let creates: Array<{ collection: Collection; data: Record<string, unknown>; index: number }> = [];
+    /** Errors already said of the operation they belong to (an earlier one than the operation that wrote the creates). */
+    const placed = new WeakSet<object>();
     const writeCreates = async () => {
       if (creates.length === 0) return;
-      for (const written of await createManyInTransaction(trx, outbox, creates, now)) {
-        jobs.push(written.jobs);
-        results.push({ status: 201, record: written.record });
+      let written: Awaited<ReturnType<typeof createManyInTransaction>>;
+      try {
+        written = await createManyInTransaction(trx, outbox, creates, now);
+      } catch (err) {
+        // A collection deleted since authorizeAll: refused as a missing one is there, at its first create.
+        if (!(err instanceof CollectionGone)) throw err;
+        const first = creates.find((c) => err.collection === null || c.collection.name === err.collection) ?? creates[0]!;
+        const refusal = await caller.authorize(first.collection.name, async () => false).then(() => err, (e: unknown) => e);
+        const answer = asBatchError(refusal, first.index);
+        placed.add(answer as object);
+        throw answer;
+      }
+      for (const w of written) {
+        jobs.push(w.jobs);
+        results.push({ status: 201, record: w.record });
       }
       creates = [];
     };
@@ -146,7 +160,7 @@ export async function runBatch(
         checkShape(op);
         if (op.method !== 'DELETE') checkData(collection, op.data!, op.method === 'PATCH', ctx.database.caps.query.indexedTextMaxBytes);
         if (op.method === 'POST') {
-          creates.push({ collection, data: op.data! });
+          creates.push({ collection, data: op.data!, index: i });
           continue;
         }
         await writeCreates();
@@ -160,7 +174,7 @@ export async function runBatch(
         }
         if ((sizes.get(`${op.collection}\0${op.id}`) ?? 0) >= YIELD_AFTER_BYTES) await nextTurn();
       } catch (err) {
-        throw asBatchError(err, i);
+        throw placed.has(err as object) ? err : asBatchError(err, i);
       }
     }
     await writeCreates();

@@ -36,6 +36,30 @@ export interface Written {
   jobs: Enqueued | null;
 }
 
+/**
+ * A create's collection was deleted after the request looked it up (a `DELETE /admin/v1/collections/{name}`, forced
+ * or of an empty collection, committed in between): the records' foreign key refused the insert. Answered as the
+ * collection's absence is on that route (404 here; the public routes answer their 403), not as 500 `internal`.
+ * `collection`: the one that is gone, when the database says which.
+ */
+export class CollectionGone extends AppError {
+  constructor(readonly collection: string | null) {
+    super('not_found', collection === null ? 'The collection was deleted meanwhile.' : `No collection named "${collection}".`);
+  }
+}
+
+/**
+ * A foreign key's refusal of a write, on either database (SQLite's extended code; PostgreSQL's 23503, whose detail
+ * names the missing key): the records' reference to their collection is the only one a create can break.
+ */
+function foreignKeyRefusal(err: unknown): { collection: string | null } | null {
+  if (typeof err !== 'object' || err === null) return null;
+  const { code, detail } = err as { code?: unknown; detail?: unknown };
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { collection: null };
+  if (code !== '23503') return null;
+  return { collection: /^Key \(collection\)=\((.*)\) is not present/.exec(String(detail ?? ''))?.[1] ?? null };
+}
+
 /** Inserts a validated record with its event and jobs. */
 export async function createInTransaction(trx: Kysely<Tables>, outbox: Outbox, collection: Collection, data: Record<string, unknown>, now: number): Promise<Written> {
   return (await createManyInTransaction(trx, outbox, [{ collection, data }], now))[0]!;
@@ -56,7 +80,14 @@ export async function createManyInTransaction(
     judged(collection, { topic: 'record.created' as const, collection: collection.name, recordId: records[i]!.id, payload: { record: json[i]!, occurredAt } }),
   );
   // The records go in with their events and jobs: on PostgreSQL one statement for the three (a round trip each before).
-  const jobs = await outbox.enqueueMany(trx, events, now, [recordsInsert(records)]);
+  let jobs: Awaited<ReturnType<Outbox['enqueueMany']>>;
+  try {
+    jobs = await outbox.enqueueMany(trx, events, now, [recordsInsert(records)]);
+  } catch (err) {
+    const refused = foreignKeyRefusal(err);
+    if (refused) throw new CollectionGone(refused.collection ?? (new Set(records.map((r) => r.collection)).size === 1 ? records[0]!.collection : null));
+    throw err;
+  }
   return json.map((record, i) => ({ record, jobs: jobs[i]! }));
 }
 

@@ -2,12 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ApiToken } from '../../auth/api-tokens-store.js';
-import { showsRecordData } from '../../auth/bearer-policy.js';
+import { bearerRefusal, showsRecordData } from '../../auth/bearer-policy.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { idPattern } from '../../lib/ids.js';
 import { COLLECTION_NAME } from '../../records/fields.js';
-import { createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
+import { CollectionGone, createRecord, getRecord, patchRecord, removeRecord } from '../../records/changes.js';
 import { listRecordsJson } from '../../records/query/list-request.js';
 import { recordJson, type RecordJson } from '../../records/record-json.js';
 import type { Outbox } from '../../webhooks/outbox.js';
@@ -84,7 +84,12 @@ export const recordRoutes =
     }, async (request, reply) => {
       const token = request.auth.token!;
       const key = idempotencyKey(request.headers['idempotency-key']);
-      const result = await createRecord(ctx, outbox.forRequest(requestSpan(request)), request.auth.collection!, request.body.data, key ? { tokenId: token.id, key } : undefined);
+      const collection = request.auth.collection!;
+      const result = await createRecord(ctx, outbox.forRequest(requestSpan(request)), collection, request.body.data, key ? { tokenId: token.id, key } : undefined).catch(async (err: unknown) => {
+        // Deleted since the token's check: answered as a missing collection is here (bearer-policy.ts), never 500.
+        if (err instanceof CollectionGone) throw (await bearerRefusal(token, { scope: 'records:write', collections: [collection.name], exists: () => false })) ?? err;
+        throw err;
+      });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(result.status as 201).header('etag', `"${result.record.version}"`).send(answerFor(token, result.record));
     });
