@@ -13,6 +13,10 @@ describe('redactUrl', () => {
     [`/x?${'a'.repeat(40)}=1&&b=2`, '/x?[redacted]&&b=[redacted]'],
     ['/x?a=1#frag', '/x?a=[redacted]'],
     ['/x?%74oken=secret', '/x?[redacted]'],
+    ['/x?&a=1&', '/x?&a=[redacted]&'],
+    ['/x?=v&b', '/x?[redacted]&b=[redacted]'],
+    ['/x?a=1&b=2#f&c=3', '/x?a=[redacted]&b=[redacted]'],
+    ['/x?#f', '/x?'],
   ])('%s → %s', (url, logged) => {
     expect(redactUrl(url)).toBe(logged);
   });
