@@ -1,0 +1,236 @@
+// Instructions a unit of work costs, counted by valgrind's callgrind: W1's request (svc serve against the raw
+// node:http baseline) and W4's delivery (svc worker against the raw undici loop). On a machine whose speed moves by 2×
+// within minutes (bench/README), a change of 2-5 % of CPU cannot be seen in rates or CPU seconds; the count of
+// instructions of the same work moves by under 1 % between runs. Not a benchmark of speed (cache misses, syscalls'
+// wait and the JIT under valgrind are not what they are natively): a measure of a change's share of the work.
+//
+//   node bench/instructions.mjs w1 [--main A/svc.mjs --main B/svc.mjs] [--limit 5] [--requests 2000]
+//   node bench/instructions.mjs w4 [--main …] [--jobs 3000]
+//
+// W1: the process is warmed with --warmup requests, its counters zeroed (callgrind_control -z), --requests requests
+// made (8 connections), then dumped. W4: two drains of different sizes, the same template copied for each; the
+// difference of their totals over the difference of their jobs is a delivery's count without start-up and warm-up.
+// Both run every --main given, then the baseline, and print instructions a unit and the ratio baseline ÷ svc.
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort } from './lib/proc.mjs';
+import { startReceiver } from './lib/receiver.mjs';
+import { ADMIN, SECRET_KEY, SVC_MAIN, admin, seedRecords, startSvc, svcNodeFlags } from './lib/svc.mjs';
+import { makeTls } from './lib/tls.mjs';
+import { seedTemplate } from './lib/w4-deliver.mjs';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    main: { type: 'string', multiple: true },
+    limit: { type: 'string', default: '5' },
+    requests: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '3000' },
+    jobs: { type: 'string', default: '3000' },
+    targets: { type: 'string', default: '1' },
+    objects: { type: 'boolean', default: false },
+  },
+});
+const workload = positionals[0];
+if (workload !== 'w1' && workload !== 'w4') {
+  console.error('usage: node bench/instructions.mjs w1|w4 [--main path/to/svc.mjs …] [--limit N] [--requests N] [--jobs N] [--targets N]');
+  process.exit(2);
+}
+const mains = (args.main ?? [SVC_MAIN]).map((m) => resolve(m));
+const BASELINES = fileURLToPath(new URL('./baselines/', import.meta.url));
+const tmp = mkdtempSync(join(os.tmpdir(), 'svc-instructions-'));
+const dir = (name) => {
+  const d = join(tmp, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+};
+
+/** A process under callgrind: its counters can be zeroed and dumped; `total()` reads the last dump of the main process. */
+function underCallgrind(name, argv, env) {
+  const out = dir(`cg-${name}`);
+  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${out}/cg.%p`, process.execPath, ...argv], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  const exited = new Promise((r) => child.on('exit', r));
+  return {
+    child,
+    exited,
+    zero: () => execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' }),
+    dump: () => execFileSync('callgrind_control', ['-d', String(child.pid)], { stdio: 'ignore' }),
+    /** The dumps (or the final profile) of the process, the newest last: their instructions, and by object with --objects. */
+    dumps() {
+      return readdirSync(out)
+        .filter((f) => f.startsWith(`cg.${child.pid}`))
+        .sort((a, b) => (a === `cg.${child.pid}` ? 1 : b === `cg.${child.pid}` ? -1 : a.localeCompare(b, 'en', { numeric: true })))
+        .map((f) => readFileSync(join(out, f), 'utf8'))
+        .filter((t) => /^(summary|totals):/m.test(t))
+        .map((t) => ({ total: Number(/^(?:summary|totals):\s+(\d+)/m.exec(t)[1]), objects: args.objects ? byObject(t) : null }));
+    },
+    stderr: () => stderr,
+  };
+}
+
+/**
+ * A callgrind profile's own instructions by ELF object (the node binary, better-sqlite3's addon with SQLite, libc, …;
+ * JIT-compiled JavaScript has none, and counts as `???`): each function's self cost, a call's inclusive cost skipped.
+ */
+function byObject(text) {
+  const names = new Map();
+  const sums = new Map();
+  let ob = '???';
+  let skip = false;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('ob=')) {
+      const m = /^ob=\((\d+)\)(?: (.*))?$/.exec(line);
+      if (m) {
+        if (m[2] !== undefined) names.set(m[1], m[2]);
+        ob = names.get(m[1]) ?? m[1];
+      } else ob = line.slice(3);
+    } else if (line.startsWith('cob=')) {
+      const m = /^cob=\((\d+)\) (.*)$/.exec(line);
+      if (m) names.set(m[1], m[2]);
+    } else if (line.startsWith('calls=')) skip = true;
+    else if (/^[+\-*0-9]/.test(line)) {
+      if (skip) skip = false;
+      else {
+        const parts = line.trim().split(/\s+/);
+        sums.set(ob, (sums.get(ob) ?? 0) + Number(parts[parts.length - 1]));
+      }
+    }
+  }
+  return sums;
+}
+
+const objectLines = (objects, units) =>
+  [...objects]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([name, n]) => `    ${String(Math.round(n / units)).padStart(9)}  ${name.replace(/.*\//, '')}`)
+    .join('\n');
+
+async function waitHttp(url, proc) {
+  for (let i = 0; i < 1200; i++) {
+    if (proc.child.exitCode !== null) throw new Error(`exited before answering ${url}: ${proc.stderr()}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`no answer from ${url}`);
+}
+
+const requests = (url, token, amount) =>
+  autocannon({ url, headers: { authorization: `Bearer ${token}` }, connections: 8, amount, timeout: 120 }).then((r) => {
+    if (r['2xx'] !== amount) throw new Error(`${url}: ${r['2xx']} of ${amount} answered 2xx`);
+  });
+
+async function w1() {
+  const dbPath = join(dir('w1'), 'svc.db');
+  const seeder = await startSvc({ mode: 'api', databaseUrl: `sqlite:${dbPath}`, env: { SVC_SQLITE_SYNCHRONOUS: 'NORMAL' } });
+  const a = await admin(seeder.url);
+  await a.collection('bench');
+  const token = await a.token();
+  await seedRecords(seeder.url, token, 'bench', 2000);
+  await seeder.stop();
+  const path = `/api/v1/collections/bench/records?limit=${args.limit}`;
+  const n = Number(args.requests);
+  const one = async (name, argv, env, port) => {
+    const p = underCallgrind(name, argv, env);
+    try {
+      await waitHttp(`http://127.0.0.1:${port}/readyz`, p);
+      await requests(`http://127.0.0.1:${port}${path}`, token, Number(args.warmup));
+      p.zero();
+      await requests(`http://127.0.0.1:${port}${path}`, token, n);
+      p.dump();
+      const [d] = p.dumps();
+      if (d.objects) console.log(`  ${name}, instructions a request by object:\n${objectLines(d.objects, n)}`);
+      return d.total / n;
+    } finally {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  };
+  const rows = [];
+  for (const [i, main] of mains.entries()) {
+    const port = await freePort();
+    const env = { SVC_DATABASE_URL: `sqlite:${dbPath}`, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_SECRET_KEY: SECRET_KEY, SVC_ADMIN_EMAIL: ADMIN.email, SVC_ADMIN_PASSWORD: ADMIN.password };
+    rows.push([main, await one(`svc${i}`, [...svcNodeFlags(main), main, 'serve', '--no-worker'], env, port)]);
+    console.log(`svc ${main}: ${Math.round(rows.at(-1)[1])} instructions a request`);
+  }
+  const port = await freePort();
+  const raw = await one('raw', [join(BASELINES, 'list-sqlite.mjs')], { BENCH_DB: dbPath, BENCH_PORT: String(port) }, port);
+  console.log(`raw node:http + better-sqlite3: ${Math.round(raw)} instructions a request`);
+  for (const [main, count] of rows) console.log(`W1 limit=${args.limit}, ${main}: baseline ÷ svc ${(raw / count).toFixed(3)} (instructions)`);
+}
+
+async function w4() {
+  const ctx = { opts: { drainTimeoutMs: 600_000 }, tls: null, pgPrefix: `svc_instr_${process.pid}`, progress: (_w, m) => console.log(m), dir, logFile: () => null };
+  ctx.tls = await makeTls(dir('tls'));
+  const receiver = await startReceiver({ ports: Number(args.targets), tls: ctx.tls, logFile: null });
+  try {
+    const big = Number(args.jobs);
+    const small = Math.floor(big / 3);
+    const templates = {};
+    for (const jobs of [small, big]) templates[jobs] = await seedTemplate(ctx, { kind: 'sqlite', name: `w4-${jobs}`, targets: Number(args.targets), jobs, receiver });
+    const drain = async (name, jobs, argv, env) => {
+      const done = receiver.expect(templates[jobs].count, { timeoutMs: 900_000 });
+      const p = underCallgrind(name, argv, env);
+      try {
+        await done;
+      } finally {
+        // SIGTERM: the worker stops cleanly and callgrind writes its profile as the process exits.
+        p.child.kill('SIGTERM');
+        await p.exited;
+      }
+      return p.dumps().at(-1);
+    };
+    const perJob = async (name, argvFor, envFor) => {
+      const counts = [];
+      for (const jobs of [small, big]) {
+        const db = join(dir(`${name}-${jobs}`), 'svc.db');
+        copyFileSync(templates[jobs].url.slice('sqlite:'.length), db);
+        counts.push(await drain(`${name}-${jobs}`, jobs, argvFor(db, jobs), envFor(db, jobs)));
+      }
+      const units = templates[big].count - templates[small].count;
+      if (counts[1].objects) {
+        const diff = new Map([...counts[1].objects].map(([k, v]) => [k, v - (counts[0].objects.get(k) ?? 0)]));
+        console.log(`  ${name}, instructions a delivery by object:\n${objectLines(diff, units)}`);
+      }
+      return (counts[1].total - counts[0].total) / units;
+    };
+    const rows = [];
+    for (const [i, main] of mains.entries()) {
+      const count = await perJob(
+        `svc${i}`,
+        () => [...svcNodeFlags(main), main, 'worker'],
+        (db) => ({ SVC_DATABASE_URL: `sqlite:${db}`, SVC_SECRET_KEY: SECRET_KEY, SVC_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', SVC_WEBHOOK_CA_FILE: ctx.tls.certFile }),
+      );
+      rows.push([main, count]);
+      console.log(`svc ${main}: ${Math.round(count)} instructions a delivery`);
+    }
+    const raw = await perJob(
+      'raw',
+      () => [join(BASELINES, 'deliver-undici.mjs')],
+      (_db, jobs) => ({ BENCH_JOBS: templates[jobs].jobsFile, BENCH_URLS: JSON.stringify(receiver.urls.slice(0, Number(args.targets))), BENCH_CA: ctx.tls.certFile, BENCH_PER_TARGET: '8', BENCH_GLOBAL: '64' }),
+    );
+    console.log(`raw undici loop: ${Math.round(raw)} instructions a delivery`);
+    for (const [main, count] of rows) console.log(`W4 SQLite ${args.targets} target(s), ${main}: baseline ÷ svc ${(raw / count).toFixed(3)} (instructions)`);
+  } finally {
+    await receiver.close?.();
+  }
+}
+
+try {
+  await (workload === 'w1' ? w1() : w4());
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(0);
