@@ -8,7 +8,7 @@ import type { Pace } from '../lib/turns.js';
 import { createOutbox } from '../webhooks/outbox.js';
 import { deleteCollection, deleteCollectionCounting, findCollection, insertCollection, listCollections, updateCollectionFields, type Collection } from './collections-store.js';
 import { COLLECTION_NAME, validateFieldList, type Field } from './fields.js';
-import { buildFieldIndex, dropFieldIndex } from './query/field-index-store.js';
+import { buildFieldIndex, dropFieldIndex, dropLeftoverIndex } from './query/field-index-store.js';
 import { RequiredCheck } from './required-check.js';
 
 /** Builds the indexes of newly indexed fields; if one fails, those already built are dropped again. */
@@ -28,6 +28,11 @@ async function buildIndexes(ctx: Context, name: string, fields: readonly Field[]
 
 async function dropIndexes(ctx: Context, name: string, fields: readonly Field[]): Promise<void> {
   for (const f of fields) await dropFieldIndex(ctx.database.db, ctx.database.caps.query, name, f.name);
+}
+
+/** Drops what a killed process may have left of the indexes of fields that are not indexed (dropLeftoverIndex). */
+async function dropLeftovers(ctx: Context, name: string, fields: readonly Field[]): Promise<void> {
+  for (const f of fields) if (!f.indexed) await dropLeftoverIndex(ctx.database.db, ctx.database.caps.query, name, f.name);
 }
 
 export async function requireCollection(ctx: Context, name: string): Promise<Collection> {
@@ -74,7 +79,9 @@ export async function createCollection(ctx: Context, name: string, fields: Field
     throw err;
   }
   // The answer comes once the indexes are usable; an index that cannot be built takes the new collection with it.
+  // Indexes left by an earlier collection of this name (a process killed before it dropped them) go first.
   try {
+    await dropLeftovers(ctx, name, collection.fields);
     await buildIndexes(ctx, name, collection.fields.filter((f) => f.indexed));
   } catch (err) {
     await deleteCollection(ctx.database.db, name);
@@ -110,7 +117,9 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
   const newlyIndexed = ordered.filter((f) => f.indexed && !wasIndexed.has(f.name));
   const unindexed = current.fields.filter((f) => f.indexed && !ordered.find((x) => x.name === f.name)!.indexed);
   // New indexes are usable before the schema says so (and before the answer); dropped ones go after. Built before the
-  // required check, so that a field made indexed and required at once is checked through its index.
+  // required check, so that a field made indexed and required at once is checked through its index. A new field may
+  // find a leftover index of its name (dropLeftovers); it goes before the schema lets any record hold the field.
+  await dropLeftovers(ctx, name, ordered.filter((f) => !current.fields.some((x) => x.name === f.name)));
   await buildIndexes(ctx, name, newlyIndexed);
   const nowRequired = ordered.filter((f) => f.required && !current.fields.find((x) => x.name === f.name)?.required);
   const required = nowRequired.length === 0 ? null : new RequiredCheck(ctx, name, nowRequired);
@@ -159,4 +168,5 @@ export async function removeCollection(ctx: Context, name: string, force: boolea
   });
   await outbox.committed(jobs);
   await dropIndexes(ctx, name, current.fields.filter((f) => f.indexed));
+  await dropLeftovers(ctx, name, current.fields);
 }

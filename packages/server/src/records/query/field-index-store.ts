@@ -17,13 +17,15 @@ function checkedNames(collection: string, field: string): void {
 /**
  * Builds the index of an indexed field, on the very expression the filter compiler emits for it (compile.ts), and
  * returns once it is usable. A build that fails (on PostgreSQL a concurrent build leaves an invalid index behind) is
- * cleaned up before the error goes on.
+ * cleaned up before the error goes on. An index of that name found before the build is a leftover (see
+ * dropLeftoverIndex) and is dropped first: `if not exists` would keep it, invalid or on another type's expression.
  */
 export async function buildFieldIndex(db: Kysely<Tables>, q: QueryDialect, collection: string, field: Field): Promise<void> {
   checkedNames(collection, field.name);
   const index = fieldIndexName(collection, field.name);
   try {
     const expression = q.field(field.name, field.type);
+    if ((await q.indexState(index).execute(db)).rows.length > 0) await dropAll(db, q, index);
     await sql.raw(q.createIndex(index, collection, expression)).execute(db);
     const state = (await q.indexState(index).execute(db)).rows[0];
     if (!state || !state.valid) throw new Error(`index ${index} was not built`);
@@ -42,6 +44,19 @@ export async function buildFieldIndex(db: Kysely<Tables>, q: QueryDialect, colle
 async function dropAll(db: Kysely<Tables>, q: QueryDialect, index: string): Promise<void> {
   await sql.raw(q.dropIndex(index)).execute(db);
   for (const statement of q.dropStatistics(index)) await sql.raw(statement).execute(db);
+}
+
+/**
+ * Drops the index of a field that the schema does not declare indexed, if one exists. Index names are derived from
+ * collection and field, not kept, so a process killed between building an index and committing the schema that names
+ * it (PostgreSQL even finishes a concurrent build whose client died), or between a collection's deleting commit and
+ * the drop of its indexes, leaves one that a later collection of the same name inherits: on PostgreSQL an index on
+ * `(data ->> 'x')::numeric` made every write of a text `x` into the new collection fail (500 internal).
+ */
+export async function dropLeftoverIndex(db: Kysely<Tables>, q: QueryDialect, collection: string, field: string): Promise<void> {
+  checkedNames(collection, field);
+  const index = fieldIndexName(collection, field);
+  if ((await q.indexState(index).execute(db)).rows.length > 0) await dropAll(db, q, index);
 }
 
 export async function dropFieldIndex(db: Kysely<Tables>, q: QueryDialect, collection: string, field: string): Promise<void> {
