@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Config } from './config/schema.js';
@@ -93,13 +93,21 @@ export async function backup(config: Config, dir: string, progress: (line: strin
   if (existsSync(join(dir, BACKUP_DATABASE)) || existsSync(join(dir, BACKUP_MANIFEST))) throw new BackupError(`${dir} already holds a backup; choose another folder`);
   const target = join(dir, BACKUP_DATABASE);
   const partial = `${target}.partial`;
+  // What a backup killed or failed here left (the copy and its rollback journal) goes; the copy is made private before
+  // its first page is written, whatever the umask and the folder's mode: it holds every record and sealed secret.
+  const discard = () => {
+    for (const f of [partial, `${partial}-journal`]) rmSync(f, { force: true });
+  };
+  discard();
+  closeSync(openSync(partial, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600));
+  chmodSync(partial, 0o600);
   const source = new SQLite(path, { readonly: true, fileMustExist: true });
   try {
     source.pragma('busy_timeout = 5000');
     progress(`copying ${path} (${(statSync(path).size / 1048576).toFixed(1)} MB before its write-ahead log)…`);
     await source.backup(partial, { progress: ({ remainingPages }) => Math.max(remainingPages, 1) });
   } catch (err) {
-    rmSync(partial, { force: true });
+    discard();
     throw err;
   } finally {
     source.close();
@@ -113,11 +121,17 @@ export async function backup(config: Config, dir: string, progress: (line: strin
     if (mode !== 'delete') throw new BackupError(`${partial} stayed in ${mode} mode; the backup would not be one file`);
   } catch (err) {
     copy.close();
-    rmSync(partial, { force: true });
+    discard();
     throw err;
   }
   copy.close();
-  const migrations = checkDatabase(partial, key);
+  let migrations: string[];
+  try {
+    migrations = checkDatabase(partial, key);
+  } catch (err) {
+    discard();
+    throw err;
+  }
   renameSync(partial, target);
   writeFileSync(join(dir, BACKUP_KEY), `${key}\n`, { mode: 0o600 });
   const manifest: Manifest = {

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { backup } from '../../src/backup.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createTestContext } from '../helpers/context.js';
+import { createTestDatabase } from '../helpers/db.js';
+
+/**
+ * `svc backup` writes its copy as `svc.db.partial` first. That file holds every record and sealed secret from its
+ * first page on, in a folder the operator may have made readable by others: it is private (0600) from its creation,
+ * not only once the copy is done (a backup killed or failing meanwhile left it world-readable, 0644 under umask 022).
+ */
+describe('svc backup’s partial copy (SQLite)', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  async function liveDatabase(key: string): Promise<string> {
+    const database = await createTestDatabase('sqlite');
+    dirs.push(database.dir);
+    const url = database.url;
+    // svc migrates it (and stamps the key's fingerprint); then it is closed, as a backup of a stopped svc would find it.
+    const t = await createTestContext('sqlite', { SVC_SECRET_KEY: key }, { database });
+    await t.ctx.database.close();
+    // Enough pages that the backup API copies them in more than one step, with turns of the event loop between.
+    const db = new Database(url.slice('sqlite:'.length));
+    db.exec(`create table filler (b blob); with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000) insert into filler select randomblob(4000) from n`);
+    db.close();
+    return url;
+  }
+
+  it('is never readable by others while it is written', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-backup-partial-'));
+    dirs.push(home);
+    const key = randomBytes(32).toString('hex');
+    const url = await liveDatabase(key);
+    const to = join(home, 'shared');
+    mkdirSync(to);
+    chmodSync(to, 0o755);
+    const partial = join(to, 'svc.db.partial');
+    const oldMask = process.umask(0o022);
+    const modes = new Set<number>();
+    let copying = true;
+    const watch = (async () => {
+      while (copying) {
+        if (existsSync(partial)) modes.add(statSync(partial).mode & 0o777);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    try {
+      await backup(loadConfig({ SVC_DATABASE_URL: url, SVC_SECRET_KEY: key }), to, () => {});
+    } finally {
+      copying = false;
+      await watch;
+      process.umask(oldMask);
+    }
+    expect(modes.size, 'the partial copy was seen while it was written').toBeGreaterThan(0);
+    expect([...modes]).toEqual([0o600]);
+    expect(statSync(join(to, 'svc.db')).mode & 0o777).toBe(0o600);
+  });
+
+  it('clears what a backup killed in the same folder left: the folder then holds the backup alone', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-backup-partial-'));
+    dirs.push(home);
+    const key = randomBytes(32).toString('hex');
+    const url = await liveDatabase(key);
+    const to = join(home, 'again');
+    mkdirSync(to);
+    // As `kill -9` during the copy left them: the half copy (world-readable then) and its hot rollback journal.
+    writeFileSync(join(to, 'svc.db.partial'), randomBytes(65536), { mode: 0o644 });
+    writeFileSync(join(to, 'svc.db.partial-journal'), randomBytes(1024), { mode: 0o644 });
+    await backup(loadConfig({ SVC_DATABASE_URL: url, SVC_SECRET_KEY: key }), to, () => {});
+    expect(readdirSync(to).sort()).toEqual(['backup.json', 'svc-secret.key', 'svc.db']);
+    const copy = new Database(join(to, 'svc.db'), { readonly: true });
+    expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
+    expect(copy.prepare('select count(*) from filler').pluck().get()).toBe(3000);
+    copy.close();
+  });
+});
