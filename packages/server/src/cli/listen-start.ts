@@ -39,12 +39,50 @@ interface FeedPage {
   nextCursor: string;
 }
 
-async function readPage(feed: FeedAccess, after: string | null, limit: number): Promise<FeedPage> {
+/** The wait before asking again after the n-th failed request (n ≥ 1): 1 s, doubling, at most 30 s. */
+export const retryWaitMs = (failures: number): number => Math.min(30_000, 1000 * 2 ** (failures - 1));
+
+export const delay = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
+/** Waits `ms`, or less when `signal` aborts; leaves no listener behind either way (a long outage means many waits). */
+export const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** Answers that waiting can fix (svc restarting, its database away, a rate limit); any other is final. */
+const passing = (status: number): boolean => status === 429 || status >= 500;
+
+/**
+ * A page of the feed. svc not reachable yet, a 5xx or a 429 is asked again, 1 s after the first failure and doubling,
+ * each failure on its own line, as the stream itself is reconnected: only what waiting cannot fix (a bad token, an
+ * unknown cursor) stops listen.
+ */
+async function readPage(feed: FeedAccess, after: string | null, limit: number, print: (line: string) => void): Promise<FeedPage> {
   const query = new URLSearchParams({ limit: String(limit) });
   if (after !== null) query.set('after', after);
-  const res = await fetch(apiUrl(feed.url, 'api/v1/events', query), { headers: { authorization: `Bearer ${feed.token}` }, signal: feed.signal });
-  if (!res.ok) throw new ListenError(`svc answered ${res.status}: ${await problemText(res)}`);
-  return (await res.json()) as FeedPage;
+  for (let failures = 1; ; failures++) {
+    let why: string;
+    try {
+      const res = await fetch(apiUrl(feed.url, 'api/v1/events', query), { headers: { authorization: `Bearer ${feed.token}` }, signal: feed.signal });
+      if (res.ok) return (await res.json()) as FeedPage;
+      if (!passing(res.status)) throw new ListenError(`svc answered ${res.status}: ${await problemText(res)}`);
+      why = `svc answered ${res.status}: ${await problemText(res)}`;
+    } catch (err) {
+      if (err instanceof ListenError || feed.signal.aborted) throw err;
+      const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+      why = `could not reach svc (${cause})`;
+    }
+    print(`${why}; retrying in ${delay(retryWaitMs(failures))}`);
+    await sleep(retryWaitMs(failures), feed.signal);
+    if (feed.signal.aborted) throw feed.signal.reason;
+  }
 }
 
 /**
@@ -53,10 +91,10 @@ async function readPage(feed: FeedAccess, after: string | null, limit: number): 
  * the cursor a page ending at it hands out.
  */
 export async function startCursor(feed: FeedAccess, after: string | null, print: (line: string) => void): Promise<string> {
-  if (after === null || after === 'now') return (await readPage(feed, 'now', 1)).nextCursor;
+  if (after === null || after === 'now') return (await readPage(feed, 'now', 1, print)).nextCursor;
   if (!EVENT_ID.test(after)) return after;
   print(`looking up ${after} in the feed`);
-  return positionOfEvent(feed, after);
+  return positionOfEvent(feed, after, print);
 }
 
 /**
@@ -64,21 +102,21 @@ export async function startCursor(feed: FeedAccess, after: string | null, print:
  * oldest retained event until the id appears; then reads again from that page's start exactly as many events as
  * lead to it, so that the page's cursor is the event's own position.
  */
-async function positionOfEvent(feed: FeedAccess, eventId: string): Promise<string> {
+async function positionOfEvent(feed: FeedAccess, eventId: string, print: (line: string) => void): Promise<string> {
   let after: string | null = null;
   for (;;) {
-    const page = await readPage(feed, after, LOOKUP_PAGE);
+    const page = await readPage(feed, after, LOOKUP_PAGE, print);
     const at = page.items.findIndex((e) => e.id === eventId);
-    if (at >= 0) return cursorThrough(feed, after, at + 1);
+    if (at >= 0) return cursorThrough(feed, after, at + 1, print);
     if (page.items.length === 0) throw new ListenError(`--after ${eventId}: no such event in the feed (pruned, or not readable with this token)`);
     after = page.nextCursor;
   }
 }
 
 /** The cursor after the `count`-th event from `after`. A page cut short by its byte budget ends at its last event: go on from there. */
-async function cursorThrough(feed: FeedAccess, after: string | null, count: number): Promise<string> {
+async function cursorThrough(feed: FeedAccess, after: string | null, count: number, print: (line: string) => void): Promise<string> {
   for (let left = count; ; ) {
-    const page = await readPage(feed, after, left);
+    const page = await readPage(feed, after, left, print);
     if (page.items.length >= left) return page.nextCursor;
     if (page.items.length === 0) throw new ListenError('the feed changed while an event id was looked up; try again');
     left -= page.items.length;

@@ -4,7 +4,7 @@ import { envelopeOf } from '../webhooks/envelope.js';
 import { signatureHeader } from '../webhooks/signing.js';
 import { newSecret } from '../webhooks/targets.js';
 import { readSse, SSE_LINE_MAX_BYTES, SseLineTooLong } from 'svc-sdk/sse';
-import { apiUrl, ListenError, problemText, startCursor } from './listen-start.js';
+import { apiUrl, delay, ListenError, problemText, retryWaitMs, sleep, startCursor } from './listen-start.js';
 
 export interface ListenOptions {
   /** svc's base URL, e.g. http://127.0.0.1:8080 */
@@ -55,9 +55,7 @@ const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 60_000;
 
 /** The wait before forwarding an event again after its n-th failed forward (n ≥ 1): 1 s, doubling, at most 30 s. */
-const forwardRetryMs = (failures: number): number => Math.min(30_000, 1000 * 2 ** (failures - 1));
-
-const delay = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+const forwardRetryMs = retryWaitMs;
 
 /** The envelope of a forward, spliced around the event's payload text as received (the payload is the event's last field). */
 function envelopeFor(event: StreamEvent, data: string): string {
@@ -119,18 +117,6 @@ async function forwardUntilDone(opts: ListenOptions, event: StreamEvent, data: s
     if (opts.signal.aborted) return false;
   }
 }
-
-/** Waits `ms`, or less when `signal` aborts; leaves no listener behind either way (a long outage means many waits). */
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * Follows svc's event stream and forwards each event to `forwardTo`, signed like a webhook delivery. Resumes after a
