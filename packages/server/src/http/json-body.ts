@@ -45,6 +45,28 @@ export function findUnstorableText(value: unknown): string | null {
   return null;
 }
 
+/**
+ * The JSON Pointer of the first number that JSON.parse made ±Infinity (a literal past the double range: `1e309`, 309
+ * digits), or null. JSON cannot carry Infinity: JSON.stringify writes it as null, so a json field would be stored and
+ * read back as null, silently. Iterative, like jsonDepth.
+ */
+export function findInfiniteNumber(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return path === '' ? '/' : path;
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    for (const [key, child] of Object.entries(v)) stack.push([child, `${path}/${escapeToken(key)}`]);
+  }
+  return null;
+}
+
+// Only a literal with a 3-digit exponent or a run of 309 digits can overflow a double: the walk runs only then.
+const SUSPECT_NUMBER = /[eE][+]?\d{3}|\d{309}/;
+
 // Valid UTF-8 decodes to well-formed text without NUL: only these JSON escapes can produce what findUnstorableText finds.
 const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
@@ -69,6 +91,11 @@ export function registerJsonParser(app: FastifyInstance, maxDepth: number): void
     if (badAt !== null) {
       const message = 'contains NUL (U+0000) or a lone surrogate, which is not accepted';
       return done(new AppError('validation_failed', 'Texts may not contain NUL (U+0000) or lone surrogates.', { errors: [{ path: badAt, message }] }), undefined);
+    }
+    const infiniteAt = SUSPECT_NUMBER.test(text) ? findInfiniteNumber(parsed) : null;
+    if (infiniteAt !== null) {
+      const message = 'is a number out of range (beyond ±1.7976931348623157e308), which is not accepted';
+      return done(new AppError('validation_failed', 'Numbers must lie within the range of a double.', { errors: [{ path: infiniteAt, message }] }), undefined);
     }
     done(null, parsed);
   });

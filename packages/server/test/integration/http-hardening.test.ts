@@ -94,6 +94,35 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
     });
   });
 
+  describe('a number JSON cannot carry is refused, never stored as null', () => {
+    it('a literal past the double range (1e309, -1e400, 400 digits) is validation_failed at its path', async () => {
+      // JSON.parse makes these ±Infinity, which JSON.stringify writes as null: a json field read back null.
+      for (const [literal, path] of [
+        ['{"data":{"meta":1e309}}', '/data/meta'],
+        ['{"data":{"meta":{"k":[1,-1e400]}}}', '/data/meta/k/1'],
+        [`{"data":{"meta":{"big":${'9'.repeat(400)}}}}`, '/data/meta/big'],
+        ['{"data":{"title":"x","meta":{"a~b/c":1E+999}}}', '/data/meta/a~0b~1c'],
+      ] as const) {
+        const res = await t.app.inject({ method: 'POST', url: records, headers: { ...auth, 'content-type': 'application/json' }, payload: literal });
+        expect(expectProblem(res, 422, 'validation_failed').errors, literal).toEqual([{ path, message: expect.stringContaining('out of range') }]);
+      }
+      const made = await t.app.inject({ method: 'POST', url: records, headers: auth, payload: { data: { meta: { n: 1 } } } });
+      expect(made.statusCode).toBe(201);
+      const patch = await t.app.inject({ method: 'PATCH', url: `${records}/${made.json().id}`, headers: { ...auth, 'content-type': 'application/json' }, payload: '{"data":{"meta":{"n":1e999}}}' });
+      expectProblem(patch, 422, 'validation_failed');
+      expect((await t.app.inject({ method: 'GET', url: `${records}/${made.json().id}`, headers: auth })).json().data.meta).toEqual({ n: 1 });
+      // The largest and smallest doubles, underflow to 0 and text that only looks like a big number are data.
+      const edge = await t.app.inject({
+        method: 'POST',
+        url: records,
+        headers: { ...auth, 'content-type': 'application/json' },
+        payload: '{"data":{"title":"1e999","meta":[1.7976931348623157e308,-1.7976931348623157e308,5e-324,1e-400]}}',
+      });
+      expect(edge.statusCode, edge.body).toBe(201);
+      expect(edge.json().data).toEqual({ title: '1e999', meta: [1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 0] });
+    });
+  });
+
   describe('a body the schema makes optional may be omitted', () => {
     let webhookId: string;
     beforeAll(async () => {
