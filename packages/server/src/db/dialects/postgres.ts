@@ -139,7 +139,7 @@ const caps: DialectCapabilities = {
   limitStatements: async (trx, ms) => {
     await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(trx);
   },
-  isQueryTimeout: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '57014',
+  isQueryTimeout: (e) => e instanceof QueriesPoolBusy || (typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '57014'),
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
   eventPositions: async () => ({ expressions: { tx: sql<number>`pg_current_xact_id()::text::bigint`, position: sql<number>`nextval('events_position_seq')` } }),
   // The oldest transaction still running at the statement's snapshot, leaving out those known to run in another
@@ -203,6 +203,38 @@ class PlanKeepingClient extends pg.Client {
 }
 
 /**
+ * A records query (Database.queries) that waited for a connection until the pool's checkout timeout while every one
+ * of the pool's connections was running another query: the database answers, svc's room for such queries is taken.
+ * caps.isQueryTimeout knows it (503 query_timeout, as SQLite's wait for a busy reader thread); before, it was 503
+ * `unavailable`, an outage's code. The message keeps pg-pool's, so a caller that does not ask isQueryTimeout still
+ * classifies it as before (database-errors.ts).
+ */
+class QueriesPoolBusy extends Error {}
+
+const CHECKOUT_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/**
+ * pg-pool rejects a queued checkout with CHECKOUT_TIMEOUT both when its connections are all running statements and
+ * when they are all still connecting to a server that does not answer (an outage). Only the first is a busy pool:
+ * every connection checked out (so connected) when the wait gave up.
+ */
+function busyPoolIsQueryTimeout(pool: pg.Pool, size: number): void {
+  let running = 0;
+  pool.on('acquire', () => void running++);
+  pool.on('release', () => void running--);
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    return (connect() as Promise<pg.PoolClient>).catch((err: unknown) => {
+      if (err instanceof Error && err.message === CHECKOUT_TIMEOUT && running >= size) {
+        throw new QueriesPoolBusy(`${CHECKOUT_TIMEOUT}: all ${size} connections for records queries are running one`);
+      }
+      throw err;
+    });
+  };
+}
+
+/**
  * `timeouts.connectMs` bounds opening a connection and waiting for a free one; `timeouts.stallMs` is how long a
  * statement may wait on a server that answers nothing before that server is probed (postgres-outages.ts). connect.ts
  * derives both from SVC_REQUEST_TIMEOUT_MS, so an outage answers 503 within it.
@@ -215,6 +247,7 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
   // Connections open on first use: a process that serves no records list never opens one.
   const queryPool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig, statement_timeout: queryTimeoutMs, ...settings });
   surviveBrokenConnections(queryPool);
+  busyPoolIsQueryTimeout(queryPool, poolSize);
   const queries = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: queryPool }) });
   const stalls = watchForStalls([pool, queryPool], url, timeouts.stallMs);
   const jobs = channelSignal(db, url, CHANNEL, settings);
