@@ -63,6 +63,28 @@ function envelopeFor(event: StreamEvent, data: string): string {
   return envelopeOf({ id: deliveryIdFor(event.id), topic: event.topic, collection: event.collection, record_id: event.recordId }, payload);
 }
 
+/**
+ * How much of a receiver's answer listen reads: the status decides, the body is read only so the connection can be
+ * used again, and no further than deliveries read one (webhookResponseReadMaxBytes). A longer or endless body is
+ * cancelled: read whole, a local server streaming its answer grew listen by ~2 GB within the 15 s timeout.
+ */
+const ANSWER_READ_MAX_BYTES = 64 * 1024;
+
+async function drainAtMost(res: Response, maxBytes: number): Promise<void> {
+  if (!res.body) return;
+  const reader = res.body.getReader();
+  try {
+    for (let read = 0; read <= maxBytes; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // An answer cut short or timed out changes nothing: its status was already given.
+  }
+}
+
 /** One forward: the local answer's status, or why there was none. Redirects are not followed, as deliveries never follow them. */
 async function forward(opts: ListenOptions, event: StreamEvent, body: string): Promise<{ ok: boolean; status: string }> {
   const timestamp = Math.floor((opts.clock ?? systemClock).now() / 1000);
@@ -86,7 +108,7 @@ async function forward(opts: ListenOptions, event: StreamEvent, body: string): P
       },
       signal: stop.signal,
     });
-    await res.arrayBuffer().catch(() => undefined);
+    await drainAtMost(res, ANSWER_READ_MAX_BYTES);
     return { ok: res.status >= 200 && res.status < 300, status: String(res.status) };
   } catch (err) {
     const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;

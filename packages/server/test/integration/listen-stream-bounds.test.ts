@@ -156,4 +156,35 @@ describe('svc listen against a broken SSE server', () => {
     stop.abort();
     expect(await done).toBe('c0');
   }, 60_000);
+  it('reads at most 64 KiB of a receiver’s answer: an endless 200 body neither grows its memory nor holds the forward', async () => {
+    // A receiver that answers 200 and then streams its body for as long as it is read (before: up to the 15 s
+    // forward timeout, about 2 GB of memory for listen on loopback).
+    let written = 0;
+    let closedAt = 0;
+    const chunk = Buffer.alloc(MiB, 'z');
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200);
+        const pump = () => {
+          while (!res.destroyed && written < 256 * MiB && res.write(chunk)) written += chunk.length;
+        };
+        res.on('drain', pump);
+        res.on('close', () => (closedAt = performance.now()));
+        pump();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
+    const sse = await startSseServer([(res) => void res.write(eventFrame('c1'))]);
+    cleanups.push(() => sse.close());
+    const started = performance.now();
+    const { lines } = await run(sse, `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`);
+    await waitFor(() => lines.some((l) => l.includes(' -> 200 (cursor c1)')), 'the forward to be answered', 30_000);
+    // Answered and let go within a few seconds, not at the 15 s forward timeout; the receiver could hand over only
+    // what socket buffers hold beyond the 64 KiB read.
+    await waitFor(() => closedAt > 0, 'listen to close the answer', 10_000);
+    expect(closedAt - started).toBeLessThan(5_000);
+    expect(written).toBeLessThan(32 * MiB);
+  }, 60_000);
 });
