@@ -33,19 +33,12 @@ function attemptValues(jobId: string, webhookId: string, number: number, a: Atte
   };
 }
 
-/**
- * A job's attempts, oldest first, through the view `delivery_attempts` (migration 020): its attempt rows and the
- * success its row holds, two probes of primary keys.
- */
-export async function listAttempts(db: Kysely<Tables>, jobId: string): Promise<DeliveryAttemptsTable[]> {
-  return db.selectFrom('delivery_attempts').selectAll().where('job_id', '=', jobId).orderBy('number').execute();
-}
-
 /** Attempts a page of attemptPages reads: at most ~1.3 MB of snippets and messages (1 KiB each at most, escaped). */
 export const ATTEMPTS_PAGE = 500;
 
 /**
- * listAttempts a page at a time (by number), with a turn of the event loop between pages when the pace is spent: a job
+ * A job's attempts, oldest first, through the view `delivery_attempts` (migration 020: its attempt rows and the success
+ * its row holds), a page at a time (by number), with a turn of the event loop between pages when the pace is spent: a job
  * retried again and again has as many attempts as its rounds allow (20,000 of 1 KiB snippets read at once, written
  * as 25 MB of JSON, held the event loop ~950 ms on SQLite).
  */
