@@ -23,6 +23,7 @@ import * as m020 from './migrations/020_success_on_job.js';
 import * as m021 from './migrations/021_settled_job_indexes.js';
 import * as m022 from './migrations/022_targets_version.js';
 import * as m023 from './migrations/023_collections_version.js';
+import * as m024 from './migrations/024_event_collection_feed.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '021_settled_job_indexes': m021,
   '022_targets_version': m022,
   '023_collections_version': m023,
+  '024_event_collection_feed': m024,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -33,7 +33,7 @@ export const BEFORE_ALL: FeedPosition = { tx: -1, position: -1 };
  */
 function feedStatementParts(caps: DialectCapabilities, filter: FeedFilter, window: { after: FeedPosition; bound: FeedPosition | null } | null = null) {
   const { collections, topics } = filter;
-  const byCollection = collections === null ? sql`` : sql`and collection in (${sql.join(collections)})`;
+  const byCollection = collections === null ? sql`` : inCollections(collections);
   const byTopic = topics === null ? sql`` : sql`and topic in (${sql.join(topics)})`;
   // Written as a range of row values: beside the horizon's `tx < h`, SQLite's planner took a plain `<=` for a filter,
   // not for the end of the index range, and walked on to the head (1.4 s over 282,000 events, for 4,096 wanted).
@@ -72,16 +72,41 @@ const TURN_MS = 8;
 
 const narrows = (f: FeedFilter): boolean => f.collections !== null || f.topics !== null;
 
-/** The `rows`-th position after `after` below the horizon, or null when fewer follow it (the read may go to the head). */
-async function scanBound(db: Kysely<Tables>, caps: DialectCapabilities, after: FeedPosition, rows: number): Promise<FeedPosition | null> {
+/** One collection as an equality, which every planner takes to `events_collection_feed` (migration 024); more as a list. */
+const inCollections = (collections: readonly string[]): RawBuilder<unknown> =>
+  collections.length === 1 ? sql`and collection = ${collections[0]}` : sql`and collection in (${sql.join(collections)})`;
+
+/**
+ * A read filtered to at most this many collections finds its scan bound in each collection's own feed (migration
+ * 024: one index seek each); a read of more (a token that may read many collections) walks the whole feed's
+ * positions, as every filtered read did before. Past a few collections the filter no longer narrows much, and each
+ * seek walks up to a slice of its collection's events.
+ */
+const COLLECTION_SEEKS = 16;
+
+/**
+ * Where a filtered read's slice ends: the `rows`-th position after `after` below the horizon, or null when fewer
+ * follow it (the read may go to the head). For a filter of a few collections, the position at which one of them has
+ * had `rows` events (the earliest such), so a slice holds at most `rows` events of each, however many events of other
+ * collections lie between: a quiet collection's read reaches the head in one slice.
+ */
+async function scanBound(db: Kysely<Tables>, caps: DialectCapabilities, after: FeedPosition, rows: number, filter: FeedFilter): Promise<FeedPosition | null> {
   const { withHorizon, fromHorizon, h } = feedStatementParts(caps, { collections: null, topics: null, operational: true });
-  const { rows: at } = await sql<FeedPosition>`
-    ${withHorizon}
+  const nth = (byCollection: RawBuilder<unknown>) => sql`
     select tx, position
       from events${fromHorizon}
-     where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position})
+     where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${byCollection}
      order by tx, position
-     limit 1 offset ${rows - 1}`.execute(db);
+     limit 1 offset ${rows - 1}`;
+  const { collections } = filter;
+  const statement =
+    collections === null || collections.length > COLLECTION_SEEKS
+      ? sql<FeedPosition>`${withHorizon} ${nth(sql``)}`
+      : sql<FeedPosition>`${withHorizon}
+          select tx, position from (${sql.join(collections.map((c) => sql`select * from (${nth(inCollections([c]))}) n`), sql` union all `)}) ends
+           order by tx, position
+           limit 1`;
+  const { rows: at } = await statement.execute(db);
   return headOf(at[0]);
 }
 
@@ -107,7 +132,7 @@ async function readBounded<T>(
       await ownTurn();
       turnStarted = performance.now();
     }
-    const bound = rows !== null ? await scanBound(db, caps, from, rows) : null;
+    const bound = rows !== null ? await scanBound(db, caps, from, rows, filter) : null;
     const result = await read(from, bound);
     if (bound === null || found(result)) return { result, bounded: bound !== null };
     from = bound;
