@@ -35,6 +35,21 @@ async function dropLeftovers(ctx: Context, name: string, fields: readonly Field[
   for (const f of fields) if (!f.indexed) await dropLeftoverIndex(ctx.database.db, ctx.database.caps.query, name, f.name);
 }
 
+/**
+ * Runs a change of the collection's schema under its lock (Database.schemaChange), so that what the change builds,
+ * commits and drops is not another change's. A change already under way makes this one `conflict` at once rather than
+ * wait: it may be building an index for minutes, and once it commits, a PATCH read before would be refused anyway.
+ */
+async function changingSchema<T>(ctx: Context, name: string, change: () => Promise<T>): Promise<T> {
+  const release = await ctx.database.schemaChange(name);
+  if (!release) throw new AppError('conflict', `Another change of collection "${name}" is under way; read it again and retry.`);
+  try {
+    return await change();
+  } finally {
+    await release();
+  }
+}
+
 export async function requireCollection(ctx: Context, name: string): Promise<Collection> {
   const c = await findCollection(ctx.database.db, name);
   if (!c) throw new AppError('not_found', `No collection named "${name}".`);
@@ -72,6 +87,11 @@ export async function createCollection(ctx: Context, name: string, fields: Field
     createdAt: now,
     updatedAt: now,
   };
+  return changingSchema(ctx, name, () => insertWithIndexes(ctx, collection));
+}
+
+async function insertWithIndexes(ctx: Context, collection: Collection): Promise<Collection> {
+  const { name } = collection;
   try {
     await insertCollection(ctx.database.db, collection);
   } catch (err) {
@@ -113,6 +133,18 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
       .filter((f) => !current.fields.some((x) => x.name === f.name))
       .map((f) => ({ name: f.name, type: f.type, required: f.required, indexed: f.indexed === true })),
   ];
+  return changingSchema(ctx, name, async () => {
+    // Read again under the lock: a change committed since `current` was read would be undone by this list.
+    if ((await requireCollection(ctx, name)).updatedAt !== current.updatedAt) throw changedMeanwhile();
+    return applyFields(ctx, current, ordered);
+  });
+}
+
+const changedMeanwhile = () => new AppError('conflict', 'The collection changed meanwhile; read it again and retry.');
+
+/** The rest of a PATCH, under the collection's lock: builds, checks, commits `ordered` over `current`, drops. */
+async function applyFields(ctx: Context, current: Collection, ordered: Field[]): Promise<Collection> {
+  const { name } = current;
   const wasIndexed = new Set(current.fields.filter((f) => f.indexed).map((f) => f.name));
   const newlyIndexed = ordered.filter((f) => f.indexed && !wasIndexed.has(f.name));
   const unindexed = current.fields.filter((f) => f.indexed && !ordered.find((x) => x.name === f.name)!.indexed);
@@ -137,9 +169,11 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
     if (err instanceof AppError) await dropIndexes(ctx, name, newlyIndexed).catch(() => {});
     throw err;
   }
+  // Under the collection's lock no other change commits; the guard still fences one whose lock went with its broken
+  // connection (PostgreSQL).
   if (!updated) {
     await dropIndexes(ctx, name, newlyIndexed).catch(() => {});
-    throw new AppError('conflict', 'The collection changed meanwhile; read it again and retry.');
+    throw changedMeanwhile();
   }
   await dropIndexes(ctx, name, unindexed);
   return { ...current, fields: ordered, updatedAt: now };
@@ -152,6 +186,10 @@ export async function patchCollection(ctx: Context, name: string, fields: Field[
  * changedFields are about records). Its jobs wait `pending` for any worker, which is woken after the commit.
  */
 export async function removeCollection(ctx: Context, name: string, force: boolean): Promise<void> {
+  await changingSchema(ctx, name, () => deleteWithIndexes(ctx, name, force));
+}
+
+async function deleteWithIndexes(ctx: Context, name: string, force: boolean): Promise<void> {
   const current = await requireCollection(ctx, name);
   const outbox = createOutbox(ctx.database, ctx.logger, null);
   // With force it deletes every record of the collection: off SQLite's event loop (Database.heavy). Without, a refusal

@@ -4,6 +4,7 @@ import type { Tables } from '../tables.js';
 import { NeedsTransaction, runningAgain } from '../run-again.js';
 import { channelSignal, NOTICE_TARGETS_MAX_BYTES } from './postgres-listen.js';
 import { postgresJobs } from './postgres/jobs.js';
+import { schemaChangeLock } from './postgres/schema-change-lock.js';
 import { outageSettings, surviveBrokenConnections, watchForStalls } from './postgres-outages.js';
 import type { Database, DialectCapabilities, QueryDialect, QueryValueType } from './types.js';
 
@@ -270,6 +271,7 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
           throw err;
         }
       }),
+    schemaChange: (collection) => schemaChangeLock(url, settings, collection),
     signal: jobs,
     events,
     ping: async () => {

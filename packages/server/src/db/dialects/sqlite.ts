@@ -196,6 +196,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const grouped = new GroupCommit(db);
+  const changing = new Set<string>();
   const queries = pool ? readerKysely(pool, db, mainHeld) : db;
   return {
     db,
@@ -208,6 +209,12 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
       // An in-memory database is this connection's alone, and small work is quicker than a thread's start.
       if (path === ':memory:' || isSmall(native, scope)) return transaction ? grouped.run(work) : work(db);
       return onWriterThread(path, synchronous, db, mainHeld, (threadDb) => (transaction ? threadDb.transaction().execute(work) : work(threadDb)));
+    },
+    // One process serves a SQLite database (emitterSignal): the changes under way are this process's.
+    schemaChange: async (collection) => {
+      if (changing.has(collection)) return null;
+      changing.add(collection);
+      return async () => void changing.delete(collection);
     },
     signal: emitterSignal(emitter, 'jobs'),
     events: emitterSignal(emitter, 'events'),

@@ -386,6 +386,15 @@ export interface Database {
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
+   * Held by a change of one collection's schema (create, PATCH, delete) for its whole course: the index builds, the
+   * commit and the drops after it, which are separate steps (PostgreSQL builds and drops an index concurrently, outside
+   * any transaction). Index names are derived from collection and field, so two changes at once acted on each other's
+   * indexes: the loser of two PATCHes dropped the index the winner's committed schema named. Nothing else takes it:
+   * record writes and reads go on. Null at once, without waiting, when another change of that collection holds it,
+   * in this process or (PostgreSQL) another; the returned function lets go.
+   */
+  schemaChange(collection: string): Promise<(() => Promise<void>) | null>;
+  /**
    * Held while migrations are applied, so that two processes starting on a new database at once apply each migration
    * once: SQLite runs Kysely's migrations outside a transaction and with no lock of its own (PostgreSQL's migrator
    * takes an advisory lock: there this is absent). `onWait` is called once if another process holds it.
