@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, constants, copyFileSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Config } from './config/schema.js';
@@ -80,8 +80,43 @@ function checkDatabase(file: string, key: string): string[] {
 }
 
 /**
- * Copies the live database into `dir` (made if missing; a folder that already holds a backup is refused, never
- * overwritten). The copy is consistent: SQLite's online backup API, with every page after the first step copied in
+ * A backup's steps, in the order that makes each state a kill can leave recognizable: the copy is made and checked as
+ * `svc.db.partial`; the key and the manifest are written (the manifest as `backup.json.partial`, made from the
+ * checked copy); the copy is renamed to `svc.db`; then the manifest to `backup.json`, which alone says the backup is
+ * finished. A folder holding `svc.db` with `backup.json.partial` beside it, and that manifest's sha256 for it, was
+ * left by a backup stopped between its two renames: the next backup there replaces it, restore calls it unfinished.
+ * A `svc.db` without that proof (a live database's folder, `./data` by default) is never removed.
+ */
+const PENDING_MANIFEST = `${BACKUP_MANIFEST}.partial`;
+
+/** Whether `dir`'s svc.db is the copy a backup stopped between its renames made (its pending manifest's sha256). */
+async function leftByStoppedBackup(dir: string): Promise<boolean> {
+  try {
+    const pending = JSON.parse(readFileSync(join(dir, PENDING_MANIFEST), 'utf8')) as Manifest;
+    return pending.database.sha256 === (await sha256File(join(dir, BACKUP_DATABASE)));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `text` in a file of mode 0600 (whatever was there, and its mode), on disk before the renames that finish the backup:
+ * otherwise a crash of the machine could leave a finished-looking backup whose key or manifest is empty.
+ */
+function writeDurably(file: string, text: string): void {
+  const fd = openSync(file, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  chmodSync(file, 0o600);
+}
+
+/**
+ * Copies the live database into `dir` (made if missing; a folder holding a finished backup, or a svc.db that no
+ * stopped backup left, is refused, never overwritten). The copy is consistent: SQLite's online backup API, with every page after the first step copied in
  * one step, under one read transaction (in WAL mode a reader never blocks `serve`'s writes; copying in small steps
  * would start over at each write of another process and, under steady writes, never end).
  */
@@ -90,57 +125,69 @@ export async function backup(config: Config, dir: string, progress: (line: strin
   if (!existsSync(path)) throw new BackupError(`no database at ${path}`);
   const key = currentKey(config, path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (existsSync(join(dir, BACKUP_DATABASE)) || existsSync(join(dir, BACKUP_MANIFEST))) throw new BackupError(`${dir} already holds a backup; choose another folder`);
   const target = join(dir, BACKUP_DATABASE);
+  const manifestFile = join(dir, BACKUP_MANIFEST);
+  if (existsSync(manifestFile)) throw new BackupError(`${dir} already holds a backup; choose another folder`);
+  if (existsSync(target)) {
+    if (!(await leftByStoppedBackup(dir))) {
+      throw new BackupError(`${dir} already holds a ${BACKUP_DATABASE} that no backup there finished (no ${BACKUP_MANIFEST}); choose another folder`);
+    }
+    progress(`replacing the unfinished backup in ${dir} (stopped before it wrote ${BACKUP_MANIFEST})`);
+    rmSync(target);
+  }
   const partial = `${target}.partial`;
+  const pending = join(dir, PENDING_MANIFEST);
   // What a backup killed or failed here left (the copy and its rollback journal) goes; the copy is made private before
   // its first page is written, whatever the umask and the folder's mode: it holds every record and sealed secret.
   const discard = () => {
-    for (const f of [partial, `${partial}-journal`]) rmSync(f, { force: true });
+    for (const f of [partial, `${partial}-journal`, pending]) rmSync(f, { force: true });
   };
   discard();
-  closeSync(openSync(partial, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600));
-  chmodSync(partial, 0o600);
-  const source = new SQLite(path, { readonly: true, fileMustExist: true });
+  const databaseBytes = statSync(path).size;
+  let manifest: Manifest;
   try {
-    source.pragma('busy_timeout = 5000');
-    progress(`copying ${path} (${(statSync(path).size / 1048576).toFixed(1)} MB before its write-ahead log)…`);
-    await source.backup(partial, { progress: ({ remainingPages }) => Math.max(remainingPages, 1) });
+    closeSync(openSync(partial, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600));
+    chmodSync(partial, 0o600);
+    const source = new SQLite(path, { readonly: true, fileMustExist: true });
+    try {
+      source.pragma('busy_timeout = 5000');
+      progress(`copying ${path} (${(databaseBytes / 1048576).toFixed(1)} MB before its write-ahead log)…`);
+      await source.backup(partial, { progress: ({ remainingPages }) => Math.max(remainingPages, 1) });
+    } finally {
+      source.close();
+    }
+    // The copy has the source's WAL flag; as one file in rollback-journal mode it opens (to check it, to restore it)
+    // without making -wal and -shm files beside it. svc turns WAL on again when it opens the restored database.
+    chmodSync(partial, 0o600);
+    const copy = new SQLite(partial, { fileMustExist: true });
+    try {
+      const mode = String(copy.pragma('journal_mode = DELETE', { simple: true })).toLowerCase();
+      if (mode !== 'delete') throw new BackupError(`${partial} stayed in ${mode} mode; the backup would not be one file`);
+    } finally {
+      copy.close();
+    }
+    const migrations = checkDatabase(partial, key);
+    writeDurably(join(dir, BACKUP_KEY), `${key}\n`);
+    manifest = {
+      format: 1,
+      createdAt: new Date(clock.now()).toISOString(),
+      database: { file: BACKUP_DATABASE, bytes: statSync(partial).size, sha256: await sha256File(partial), migrations },
+      key: { file: BACKUP_KEY, fingerprint: new SecretBox(key).fingerprint() },
+    };
+    writeDurably(pending, `${JSON.stringify(manifest, null, 2)}\n`);
   } catch (err) {
     discard();
     throw err;
-  } finally {
-    source.close();
   }
-  // The copy has the source's WAL flag; as one file in rollback-journal mode it opens (to check it, to restore it)
-  // without making -wal and -shm files beside it. svc turns WAL on again when it opens the restored database.
-  chmodSync(partial, 0o600);
-  const copy = new SQLite(partial, { fileMustExist: true });
-  try {
-    const mode = String(copy.pragma('journal_mode = DELETE', { simple: true })).toLowerCase();
-    if (mode !== 'delete') throw new BackupError(`${partial} stayed in ${mode} mode; the backup would not be one file`);
-  } catch (err) {
-    copy.close();
-    discard();
-    throw err;
-  }
-  copy.close();
-  let migrations: string[];
-  try {
-    migrations = checkDatabase(partial, key);
-  } catch (err) {
-    discard();
-    throw err;
-  }
+  // From here a failure leaves svc.db with its pending manifest: the state the next backup recognizes and replaces.
   renameSync(partial, target);
-  writeFileSync(join(dir, BACKUP_KEY), `${key}\n`, { mode: 0o600 });
-  const manifest: Manifest = {
-    format: 1,
-    createdAt: new Date(clock.now()).toISOString(),
-    database: { file: BACKUP_DATABASE, bytes: statSync(target).size, sha256: await sha256File(target), migrations },
-    key: { file: BACKUP_KEY, fingerprint: new SecretBox(key).fingerprint() },
-  };
-  writeFileSync(join(dir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  renameSync(pending, manifestFile);
+  const folder = openSync(dir, 'r');
+  try {
+    fsyncSync(folder);
+  } finally {
+    closeSync(folder);
+  }
   return manifest;
 }
 
@@ -178,7 +225,12 @@ export interface Restored {
 export async function restore(config: Config, dir: string, progress: (line: string) => void, clock: Clock = systemClock): Promise<Restored> {
   const path = databaseFile(config, POSTGRES_RESTORE);
   const manifestFile = join(dir, BACKUP_MANIFEST);
-  if (!existsSync(manifestFile)) throw new BackupError(`${dir} holds no backup (no ${BACKUP_MANIFEST})`);
+  if (!existsSync(manifestFile)) {
+    if (existsSync(join(dir, PENDING_MANIFEST)) || existsSync(join(dir, `${BACKUP_DATABASE}.partial`))) {
+      throw new BackupError(`${dir} holds an unfinished backup (svc backup was stopped before it wrote ${BACKUP_MANIFEST}): run svc backup --to ${dir} again, or restore another backup`);
+    }
+    throw new BackupError(`${dir} holds no backup (no ${BACKUP_MANIFEST})`);
+  }
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
   const source = join(dir, manifest.database.file);
   const key = readFileSync(join(dir, manifest.key.file), 'utf8').trim().toLowerCase();

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backup } from '../../src/backup.js';
+import { backup, restore } from '../../src/backup.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createTestContext } from '../helpers/context.js';
 import { createTestDatabase } from '../helpers/db.js';
@@ -13,6 +13,7 @@ import { createTestDatabase } from '../helpers/db.js';
  * `svc backup` writes its copy as `svc.db.partial` first. That file holds every record and sealed secret from its
  * first page on, in a folder the operator may have made readable by others: it is private (0600) from its creation,
  * not only once the copy is done (a backup killed or failing meanwhile left it world-readable, 0644 under umask 022).
+ * What a backup killed part way leaves never stops the next one into that folder, and restore calls it unfinished.
  */
 describe('svc backup’s partial copy (SQLite)', () => {
   const dirs: string[] = [];
@@ -74,11 +75,60 @@ describe('svc backup’s partial copy (SQLite)', () => {
     // As `kill -9` during the copy left them: the half copy (world-readable then) and its hot rollback journal.
     writeFileSync(join(to, 'svc.db.partial'), randomBytes(65536), { mode: 0o644 });
     writeFileSync(join(to, 'svc.db.partial-journal'), randomBytes(1024), { mode: 0o644 });
+    await expect(restore(loadConfig({ SVC_DATABASE_URL: url, SVC_SECRET_KEY: key }), to, () => {})).rejects.toThrow(`${to} holds an unfinished backup`);
     await backup(loadConfig({ SVC_DATABASE_URL: url, SVC_SECRET_KEY: key }), to, () => {});
     expect(readdirSync(to).sort()).toEqual(['backup.json', 'svc-secret.key', 'svc.db']);
     const copy = new Database(join(to, 'svc.db'), { readonly: true });
     expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
     expect(copy.prepare('select count(*) from filler').pluck().get()).toBe(3000);
     copy.close();
+  });
+
+  it('replaces a backup killed between renaming its copy into place and writing backup.json; restore calls it unfinished', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-backup-partial-'));
+    dirs.push(home);
+    const key = randomBytes(32).toString('hex');
+    const url = await liveDatabase(key);
+    const config = loadConfig({ SVC_DATABASE_URL: url, SVC_SECRET_KEY: key });
+    const to = join(home, 'stopped');
+    // What `kill -9` between the backup's two renames leaves: the copy as svc.db, its key, the manifest still pending.
+    // (Before, the manifest was written only after the rename: svc.db and the key alone, refused by both commands.)
+    await backup(config, to, () => {});
+    renameSync(join(to, 'backup.json'), join(to, 'backup.json.partial'));
+    await expect(restore(config, to, () => {})).rejects.toThrow(`${to} holds an unfinished backup (svc backup was stopped before it wrote backup.json)`);
+
+    const lines: string[] = [];
+    await backup(config, to, (line) => lines.push(line));
+    expect(lines[0]).toBe(`replacing the unfinished backup in ${to} (stopped before it wrote backup.json)`);
+    expect(readdirSync(to).sort()).toEqual(['backup.json', 'svc-secret.key', 'svc.db']);
+    const elsewhere = await createTestDatabase('sqlite');
+    dirs.push(elsewhere.dir);
+    const restored = await restore(loadConfig({ SVC_DATABASE_URL: elsewhere.url, SVC_SECRET_KEY: key }), to, () => {});
+    const copy = new Database(restored.database, { readonly: true });
+    expect(copy.prepare('select count(*) from filler').pluck().get()).toBe(3000);
+    copy.close();
+  });
+
+  it('never removes a svc.db that no stopped backup left: the live database’s own folder, or another copy’s', async () => {
+    const key = randomBytes(32).toString('hex');
+    const url = await liveDatabase(key);
+    const config = loadConfig({ SVC_DATABASE_URL: url, SVC_SECRET_KEY: key });
+    const live = url.slice('sqlite:'.length);
+    const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+    const before = sha(live);
+    const liveFolder = join(live, '..');
+    await expect(backup(config, liveFolder, () => {})).rejects.toThrow(`${liveFolder} already holds a svc.db that no backup there finished (no backup.json)`);
+    expect(sha(live)).toBe(before);
+
+    // A pending manifest beside a svc.db that is not the copy it describes proves nothing about that svc.db.
+    const home = mkdtempSync(join(tmpdir(), 'svc-backup-partial-'));
+    dirs.push(home);
+    const to = join(home, 'other');
+    await backup(config, to, () => {});
+    renameSync(join(to, 'backup.json'), join(to, 'backup.json.partial'));
+    writeFileSync(join(to, 'svc.db'), randomBytes(65536));
+    const other = sha(join(to, 'svc.db'));
+    await expect(backup(config, to, () => {})).rejects.toThrow('already holds a svc.db that no backup there finished');
+    expect(sha(join(to, 'svc.db'))).toBe(other);
   });
 });
