@@ -1,20 +1,25 @@
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backup, restore } from '../../src/backup.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createTestContext } from '../helpers/context.js';
 import { createTestDatabase } from '../helpers/db.js';
+import { namespacesAllowed } from '../helpers/mount-namespace.js';
 
 /**
  * `svc backup` writes its copy as `svc.db.partial` first. That file holds every record and sealed secret from its
  * first page on, in a folder the operator may have made readable by others: it is private (0600) from its creation,
  * not only once the copy is done (a backup killed or failing meanwhile left it world-readable, 0644 under umask 022).
- * What a backup killed part way leaves never stops the next one into that folder, and restore calls it unfinished.
+ * What a backup killed part way leaves never stops the next one into that folder, and restore calls it unfinished;
+ * one that fills its folder's disk says so and leaves nothing there.
  */
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 describe('svc backup’s partial copy (SQLite)', () => {
   const dirs: string[] = [];
   afterEach(() => {
@@ -131,4 +136,30 @@ describe('svc backup’s partial copy (SQLite)', () => {
     await expect(backup(config, to, () => {})).rejects.toThrow('already holds a svc.db that no backup there finished');
     expect(sha(join(to, 'svc.db'))).toBe(other);
   });
+
+  it.skipIf(!namespacesAllowed())('on a full disk, names the backup folder’s file system, what it has free and what the copy needs', async () => {
+    const key = randomBytes(32).toString('hex');
+    const url = await liveDatabase(key);
+    // A 4 MB tmpfs in a mount namespace of this command's own (helpers/mount-namespace.ts) for a ~12 MB database.
+    const disk = mkdtempSync(join(tmpdir(), 'svc-backup-disk-'));
+    dirs.push(disk);
+    const to = join(disk, 'nightly');
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
+    const child = spawn(
+      'unshare',
+      ['-m', 'sh', '-c', 'mount -t tmpfs -o size=4m tmpfs "$DISK_DIR" && { "$NODE_BIN" --import tsx "$MAIN_TS" backup --to "$TO"; echo "exit $?"; ls -A "$TO"; }'],
+      { env: { ...clean, DISK_DIR: disk, TO: to, NODE_BIN: process.execPath, MAIN_TS: MAIN, SVC_DATABASE_URL: url, SVC_SECRET_KEY: key } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    await new Promise((r) => child.on('close', r));
+    // Before: "svc: database or disk is full", which names neither the database nor the backup's folder.
+    expect(stderr).toMatch(
+      new RegExp(`svc: the file system of ${to}, the backup's folder, is full: the copy needs about 1\\d\\.\\d MB \\(the database's size\\); without it the file system has \\d\\.\\d MB free of 4\\.0 MB\\.`),
+    );
+    // The command failed and the folder on the full disk holds nothing of it (ls printed no file).
+    expect(stdout).toBe('exit 1\n');
+  }, 60_000);
 });
