@@ -22,16 +22,55 @@ export const apiUrl = (base: string, path: string, query: URLSearchParams): stri
   return url.toString();
 };
 
-/** A problem's words for a line of output: its code and detail, or the body as it came. */
-export async function problemText(res: Response): Promise<string> {
-  const text = await res.text().catch(() => '');
-  try {
-    const problem = JSON.parse(text) as { code?: string; detail?: string };
-    if (problem.code) return `${problem.code}: ${problem.detail ?? ''}`;
-  } catch {
-    // Not a problem document: shown as it is.
+/**
+ * How much of an answer listen reads when only its status or a problem document matters: a receiver's answer to a
+ * forward, svc's refusal of the stream or of a feed page. As deliveries read a receiver's
+ * (webhookResponseReadMaxBytes); the rest is cancelled. Read whole, a local server streaming its answer grew listen
+ * by ~2 GB within the 15 s forward timeout, and a proxy in front of svc answering an endless error page had no bound.
+ */
+export const ANSWER_READ_MAX_BYTES = 64 * 1024;
+
+/** The first `maxBytes` of an answer's body, whether there was more (then cancelled), or what came before it broke off. */
+export async function readAtMost(res: Response, maxBytes: number): Promise<{ body: Buffer; cut: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let read = 0;
+  if (res.body) {
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        read += value.byteLength;
+        if (read > maxBytes) {
+          await reader.cancel();
+          break;
+        }
+      }
+    } catch {
+      // An answer cut short or timed out: what came is all there is.
+    }
   }
-  return text;
+  return { body: Buffer.concat(chunks).subarray(0, maxBytes), cut: read > maxBytes };
+}
+
+/** How much of an answer that is no problem document a line of output shows. */
+const SHOWN_TEXT_MAX_CHARS = 200;
+
+/** A problem's words for a line of output: its code and detail, or the start of the body as it came. */
+export async function problemText(res: Response): Promise<string> {
+  const { body, cut } = await readAtMost(res, ANSWER_READ_MAX_BYTES);
+  const text = body.toString('utf8');
+  if (!cut) {
+    try {
+      const problem = JSON.parse(text) as { code?: string; detail?: string };
+      if (problem.code) return `${problem.code}: ${problem.detail ?? ''}`;
+    } catch {
+      // Not a problem document: shown as it is.
+    }
+  }
+  if (text.length <= SHOWN_TEXT_MAX_CHARS && !cut) return text;
+  return `${text.slice(0, SHOWN_TEXT_MAX_CHARS)}… (${cut ? `over ${ANSWER_READ_MAX_BYTES / 1024} KiB, the rest not read` : `${body.length} bytes`})`;
 }
 
 interface FeedPage {

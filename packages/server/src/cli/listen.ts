@@ -4,7 +4,7 @@ import { envelopeOf } from '../webhooks/envelope.js';
 import { signatureHeader } from '../webhooks/signing.js';
 import { newSecret } from '../webhooks/targets.js';
 import { readSse, SSE_LINE_MAX_BYTES, SseLineTooLong } from 'svc-sdk/sse';
-import { apiUrl, delay, ListenError, problemText, retryWaitMs, sleep, startCursor } from './listen-start.js';
+import { ANSWER_READ_MAX_BYTES, apiUrl, delay, ListenError, problemText, readAtMost, retryWaitMs, sleep, startCursor } from './listen-start.js';
 
 export interface ListenOptions {
   /** svc's base URL, e.g. http://127.0.0.1:8080 */
@@ -63,28 +63,6 @@ function envelopeFor(event: StreamEvent, data: string): string {
   return envelopeOf({ id: deliveryIdFor(event.id), topic: event.topic, collection: event.collection, record_id: event.recordId }, payload);
 }
 
-/**
- * How much of a receiver's answer listen reads: the status decides, the body is read only so the connection can be
- * used again, and no further than deliveries read one (webhookResponseReadMaxBytes). A longer or endless body is
- * cancelled: read whole, a local server streaming its answer grew listen by ~2 GB within the 15 s timeout.
- */
-const ANSWER_READ_MAX_BYTES = 64 * 1024;
-
-async function drainAtMost(res: Response, maxBytes: number): Promise<void> {
-  if (!res.body) return;
-  const reader = res.body.getReader();
-  try {
-    for (let read = 0; read <= maxBytes; ) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      read += value.byteLength;
-    }
-    await reader.cancel();
-  } catch {
-    // An answer cut short or timed out changes nothing: its status was already given.
-  }
-}
-
 /** One forward: the local answer's status, or why there was none. Redirects are not followed, as deliveries never follow them. */
 async function forward(opts: ListenOptions, event: StreamEvent, body: string): Promise<{ ok: boolean; status: string }> {
   const timestamp = Math.floor((opts.clock ?? systemClock).now() / 1000);
@@ -108,7 +86,8 @@ async function forward(opts: ListenOptions, event: StreamEvent, body: string): P
       },
       signal: stop.signal,
     });
-    await drainAtMost(res, ANSWER_READ_MAX_BYTES);
+    // The status decides; the body is read only so the connection can be used again.
+    await readAtMost(res, ANSWER_READ_MAX_BYTES);
     return { ok: res.status >= 200 && res.status < 300, status: String(res.status) };
   } catch (err) {
     const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
@@ -167,7 +146,7 @@ export async function listen(opts: ListenOptions): Promise<string> {
       }
       if (res.status !== 200 || !res.body) {
         opts.print(`svc answered ${res.status}; reconnecting in ${delay(retryMs)}`);
-        await res.arrayBuffer().catch(() => undefined);
+        await readAtMost(res, ANSWER_READ_MAX_BYTES);
       } else {
         opts.print('connected: following the event stream');
         for await (const message of readSse(res.body as unknown as AsyncIterable<Uint8Array>, { onRetry, maxLineBytes: SSE_LINE_MAX_BYTES })) {

@@ -5,8 +5,8 @@ import { waitFor } from '../helpers/wait.js';
 
 /**
  * SPEC §12: `svc listen` bounds what a server can make it do. A synthetic SSE server (no svc) plays a broken or
- * hostile one: an endless line (16 MiB bound: the connection is dropped, with a message, and listen reconnects) and
- * `retry:` values outside 250 ms…60 s.
+ * hostile one: an endless line (16 MiB bound: the connection is dropped, with a message, and listen reconnects),
+ * `retry:` values outside 250 ms…60 s, and endless answers, of a receiver or of a proxy in front of svc (64 KiB read).
  */
 
 const MiB = 1024 * 1024;
@@ -159,32 +159,73 @@ describe('svc listen against a broken SSE server', () => {
   it('reads at most 64 KiB of a receiver’s answer: an endless 200 body neither grows its memory nor holds the forward', async () => {
     // A receiver that answers 200 and then streams its body for as long as it is read (before: up to the 15 s
     // forward timeout, about 2 GB of memory for listen on loopback).
-    let written = 0;
-    let closedAt = 0;
-    const chunk = Buffer.alloc(MiB, 'z');
-    const server = createServer((req, res) => {
+    const answer = { written: 0, closedAt: 0 };
+    const receiver = await serve((req, res) => {
       req.resume();
-      req.on('end', () => {
-        res.writeHead(200);
-        const pump = () => {
-          while (!res.destroyed && written < 256 * MiB && res.write(chunk)) written += chunk.length;
-        };
-        res.on('drain', pump);
-        res.on('close', () => (closedAt = performance.now()));
-        pump();
-      });
+      req.on('end', () => endlessAnswer(res, 200, 256 * MiB, answer));
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    cleanups.push(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
     const sse = await startSseServer([(res) => void res.write(eventFrame('c1'))]);
     cleanups.push(() => sse.close());
     const started = performance.now();
-    const { lines } = await run(sse, `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`);
+    const { lines } = await run(sse, `${receiver.url}/hook`);
     await waitFor(() => lines.some((l) => l.includes(' -> 200 (cursor c1)')), 'the forward to be answered', 30_000);
     // Answered and let go within a few seconds, not at the 15 s forward timeout; the receiver could hand over only
     // what socket buffers hold beyond the 64 KiB read.
-    await waitFor(() => closedAt > 0, 'listen to close the answer', 10_000);
-    expect(closedAt - started).toBeLessThan(5_000);
-    expect(written).toBeLessThan(32 * MiB);
+    await waitFor(() => answer.closedAt > 0, 'listen to close the answer', 10_000);
+    expect(answer.closedAt - started).toBeLessThan(5_000);
+    expect(answer.written).toBeLessThan(32 * MiB);
   }, 60_000);
+
+  it('reads at most 64 KiB of a non-200 answer to its stream request (a proxy’s error page), then reconnects', async () => {
+    // Before, the whole body was read (res.arrayBuffer()): all 64 MiB here, without end for an endless one.
+    const answer = { written: 0, closedAt: 0 };
+    let requests = 0;
+    const proxy = await serve((_req, res) => {
+      if (++requests === 1) return endlessAnswer(res, 502, 64 * MiB, answer);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(eventFrame('c1'));
+    });
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const { lines } = await run(proxy, receiver.url);
+    await waitFor(() => receiver.forwards.length === 1, 'the event of the second connection', 30_000);
+    expect(lines.slice(0, 2)).toEqual(['svc answered 502; reconnecting in 2s', 'connected: following the event stream']);
+    expect(answer.closedAt).toBeGreaterThan(0);
+    expect(answer.written).toBeLessThan(32 * MiB);
+  }, 60_000);
+
+  it('reads at most 64 KiB of a refusal’s body and shows its start: an endless 401 from a proxy ends listen at once', async () => {
+    const answer = { written: 0, closedAt: 0 };
+    const proxy = await serve((_req, res) => endlessAnswer(res, 401, 64 * MiB, answer));
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const { done } = await run(proxy, receiver.url);
+    const error = await done.then(() => null, (err: Error) => err);
+    // Before: the message held all 64 MiB of the body.
+    expect(error?.message).toBe(`svc answered 401: ${'z'.repeat(200)}… (over 64 KiB, the rest not read)`);
+    expect(answer.written).toBeLessThan(32 * MiB);
+  }, 60_000);
+
+  async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+    const server = createServer(handler);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
+    return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+  }
 });
+
+/** Answers `status` with `bytes` of `z` (then ends), as fast as the client reads; counts what it handed to the socket. */
+function endlessAnswer(res: ServerResponse, status: number, bytes: number, answer: { written: number; closedAt: number }): void {
+  const chunk = Buffer.alloc(MiB, 'z');
+  res.writeHead(status);
+  const pump = () => {
+    while (!res.destroyed && answer.written < bytes) {
+      answer.written += chunk.length;
+      if (!res.write(chunk)) return;
+    }
+    if (!res.destroyed) res.end();
+  };
+  res.on('drain', pump);
+  res.on('close', () => (answer.closedAt = performance.now()));
+  pump();
+}
