@@ -86,24 +86,27 @@ const COLLECTION_SEEKS = 16;
 
 /**
  * Where a filtered read's slice ends: the `rows`-th position after `after` below the horizon, or null when fewer
- * follow it (the read may go to the head). For a filter of a few collections, the position at which one of them has
- * had `rows` events (the earliest such), so a slice holds at most `rows` events of each, however many events of other
- * collections lie between: a quiet collection's read reaches the head in one slice.
+ * follow it (the read may go to the head). For a filter of k ≤ COLLECTION_SEEKS collections, the earliest position at
+ * which one of them has had rows / k events, so a slice holds at most `rows` of their events together, however many
+ * events of other collections lie between (a quiet collection's read reaches the head in one slice). Not `rows` of
+ * each: the page's statement sorts what the slice holds when it reads several collections (no index gives their
+ * events in feed order), and 16 busy collections would have it build and sort 16,384 events' JSON for a page of 1,000.
  */
 async function scanBound(db: Kysely<Tables>, caps: DialectCapabilities, after: FeedPosition, rows: number, filter: FeedFilter): Promise<FeedPosition | null> {
   const { withHorizon, fromHorizon, h } = feedStatementParts(caps, { collections: null, topics: null, operational: true });
-  const nth = (byCollection: RawBuilder<unknown>) => sql`
+  const nth = (byCollection: RawBuilder<unknown>, n: number) => sql`
     select tx, position
       from events${fromHorizon}
      where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${byCollection}
      order by tx, position
-     limit 1 offset ${rows - 1}`;
+     limit 1 offset ${n - 1}`;
   const { collections } = filter;
+  const each = collections === null ? rows : Math.max(1, Math.floor(rows / collections.length));
   const statement =
     collections === null || collections.length > COLLECTION_SEEKS
-      ? sql<FeedPosition>`${withHorizon} ${nth(sql``)}`
+      ? sql<FeedPosition>`${withHorizon} ${nth(sql``, rows)}`
       : sql<FeedPosition>`${withHorizon}
-          select tx, position from (${sql.join(collections.map((c) => sql`select * from (${nth(inCollections([c]))}) n`), sql` union all `)}) ends
+          select tx, position from (${sql.join(collections.map((c) => sql`select * from (${nth(inCollections([c]), each)}) n`), sql` union all `)}) ends
            order by tx, position
            limit 1`;
   const { rows: at } = await statement.execute(db);

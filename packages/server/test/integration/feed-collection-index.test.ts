@@ -88,6 +88,19 @@ describe.each(DIALECTS)('feed reads of a few collections use their own index (%s
     }, 120_000);
   }
 
+  it.runIf(dialect === 'sqlite')('a slice of a busy and a quiet collection holds at most feedScanRows of their events together (SQLite sorts them)', async () => {
+    const context = await seeded();
+    const { caps } = context.ctx.database;
+    const rows = caps.feedScanRows!;
+    const page = await readFeedPage(context.ctx.database.db, caps, { after: ORIGIN, filter: { collections: ['busy', 'quiet_a'], topics: null }, limit: 1000, budget: 16 * 1024 * 1024 });
+    // Each collection's share is rows / 2: the slice ends at busy's 512th event (position 1,023), which holds it and
+    // quiet_a's first (position 2). With `rows` of each, the page would have held 1,000 of 2,047 positions' events.
+    const share = rows / 2;
+    expect(page.more).toBe(true);
+    expect(page.last).toEqual({ tx: 0, position: 2 * share - 1 });
+    expect(page.kept).toBe(share + 1);
+  }, 120_000);
+
   it('a collection with no events after the cursor answers empty at the head after one seek', async () => {
     const context = await seeded();
     const { caps } = context.ctx.database;
