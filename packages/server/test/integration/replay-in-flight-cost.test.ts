@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Kysely, type KyselyPlugin, type RootOperationNode } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tables } from '../../src/db/tables.js';
 import type { EventId, WebhookId } from '../../src/lib/ids.js';
@@ -6,6 +6,7 @@ import { replayEvents } from '../../src/webhooks/queue/replay-events.js';
 import { replayCandidatesQuery } from '../../src/webhooks/replay-store.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { POSTGRES_URL } from '../helpers/db.js';
+import { StatementLog } from '../helpers/statement-log.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const A = 'wh_a' as WebhookId;
@@ -36,14 +37,6 @@ function rowsTouched(node: Record<string, unknown>): number {
 describe.runIf(POSTGRES_URL)('replay beside many jobs in flight (postgres)', () => {
   let t: TestContext;
   let db: Kysely<Tables>;
-  const seen: RootOperationNode[] = [];
-  const capture: KyselyPlugin = {
-    transformQuery: (args) => {
-      seen.push(args.node);
-      return args.node;
-    },
-    transformResult: async (args) => args.result,
-  };
 
   beforeAll(async () => {
     t = await createTestContext('postgres');
@@ -89,12 +82,13 @@ describe.runIf(POSTGRES_URL)('replay beside many jobs in flight (postgres)', () 
     expect(await work(candidates.compile())).toBeLessThan(bound);
 
     // The insert as replayEvents writes it, measured before it runs (afterwards every event has a job).
-    const traced = db.withPlugin(capture);
+    const log = new StatementLog();
+    const traced = db.withPlugin(log);
     await traced.transaction().execute(async (trx) => {
       await replayEvents(trx, t.ctx.database.caps, { now: T0, webhookId: A, ordered: false, eventIds: asked });
       throw new Error('rolled back');
     }).catch((err: Error) => expect(err.message).toBe('rolled back'));
-    const insert = seen.map((node) => db.getExecutor().compileQuery(node, { queryId: 'measured' } as never)).find((q) => /insert into delivery_jobs/.test(q.sql));
+    const insert = log.nodes.map((node) => db.getExecutor().compileQuery(node, { queryId: 'measured' } as never)).find((q) => /insert into delivery_jobs/.test(q.sql));
     expect(insert).toBeDefined();
     expect(await work(insert!)).toBeLessThan(bound);
 
