@@ -54,7 +54,10 @@ export interface CompleterOptions {
   operations?: { rule: AutoDisableRule; committed: (outcome: { events: readonly Enqueued[]; disabledTargets: readonly string[] }) => void };
   /** After each batch's commit: its results and which of them were written (the worker marks targets due again). */
   written?: (batch: readonly Finished[], applied: ReadonlySet<string>) => void;
+  /** After each batch is done with (written, degraded or left to its leases): what is unwritten went down. */
+  settled?: () => void;
 }
+
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -68,6 +71,9 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  */
 export class Completer {
   private queue: Finished[] = [];
+  /** The bodies' bytes of the queue's results, and what the batch being written holds. */
+  private queuedBytes = 0;
+  private writing = { results: 0, bytes: 0 };
   private flushing: Promise<void> | null = null;
   private readonly maxBatch: number;
   private readonly gatherMs: number;
@@ -90,7 +96,17 @@ export class Completer {
 
   submit(finished: Finished): void {
     this.queue.push(finished);
+    this.queuedBytes += finished.job.body.length;
     if (!this.flushing) this.flushing = this.drain();
+  }
+
+  /** Results submitted and not yet done with, and their jobs' bytes: the worker claims no more while they are too many (worker.ts). */
+  get unwrittenResults(): number {
+    return this.queue.length + this.writing.results;
+  }
+
+  get unwrittenBytes(): number {
+    return this.queuedBytes + this.writing.bytes;
   }
 
   /** Resolves when everything submitted so far is written (or given up on). */
@@ -109,6 +125,9 @@ export class Completer {
     while (this.queue.length > 0) {
       if (this.gatherMs > 0 && this.queue.length < this.maxBatch) await this.sleep(this.gatherMs);
       const batch = this.queue.splice(0, this.maxBatch);
+      const bytes = batch.reduce((sum, f) => sum + f.job.body.length, 0);
+      this.queuedBytes -= bytes;
+      this.writing = { results: batch.length, bytes };
       try {
         this.report(batch, await this.write(batch));
         this.outage.succeeded();
@@ -116,6 +135,8 @@ export class Completer {
         const wait = this.outage.failed(err);
         if (wait === null || !(await this.writeThroughOutage(batch, wait))) for (const f of batch) await this.writeAlone(f);
       }
+      this.writing = { results: 0, bytes: 0 };
+      this.opts.settled?.();
     }
     this.flushing = null;
   }

@@ -27,6 +27,18 @@ const LARGE_BODY_BYTES = 256 * 1024;
 const RETRY_TIMES_PER_TARGET = 8;
 
 /**
+ * How far a worker's attempts may run ahead of their results' writes: at this many results, or these bytes of their
+ * jobs, not yet written (completer.ts `unwrittenResults`, `unwrittenBytes`), it claims no more, and takes no job from
+ * its own process's writes, until the completer has caught up below them. A result waits in memory with its job's body, under its lease, and is
+ * lost with the process: a kill sends all of them again. Without a bound, a completer slower than the attempts
+ * (PostgreSQL, a receiver failing fast: each failure's retry and count written apart, and the count waiting on a
+ * replay's lock of the target) let 40,000-49,000 jobs sit `delivering` with their results unwritten. W4's
+ * deliveries leave a few hundred at a time: 25 ms of gathering and a commit at ~6,000 a second.
+ */
+export const UNWRITTEN_RESULTS_MAX = 2048;
+export const UNWRITTEN_BYTES_MAX = 64 * 1024 * 1024;
+
+/**
  * The delivery worker: claims due jobs (scheduler.ts says when and how many), runs their attempts within the
  * concurrency limits (slots.ts), has each attempt's facts decided (decision.ts) and its transition written in
  * batches (completer.ts). Wakes on commit signals, with a slow poll as the fallback; rescues expired leases of dead
@@ -62,6 +74,8 @@ export class DeliveryWorker implements JobHandoff {
   /** When this process's retries fall due, by target (a few times each, RETRY_TIMES_PER_TARGET): marked due then. */
   private readonly retriesDue = new Map<string, number[]>();
   private retryTimer: { timer: NodeJS.Timeout; at: number } | null = null;
+  /** Claims stopped because too many results are unwritten (UNWRITTEN_RESULTS_MAX): the completer kicks once below. */
+  private heldBackByResults = false;
 
   constructor(
     private readonly ctx: Context,
@@ -86,6 +100,12 @@ export class DeliveryWorker implements JobHandoff {
     this.completer = new Completer(ctx.database.db, ctx.database.caps, {
       now: () => ctx.clock.now(),
       written: (batch, applied) => this.dueAgain(batch, applied),
+      settled: () => {
+        if (this.heldBackByResults && !this.resultsBehind()) {
+          this.heldBackByResults = false;
+          this.kick();
+        }
+      },
       logger: ctx.logger,
       degrade: (f, err) => this.degrade(f, err),
       operations: {
@@ -201,7 +221,7 @@ export class DeliveryWorker implements JobHandoff {
 
   /** JobHandoff: a lease for a new job of this process's own write, if its target has room here. */
   leaseFor(webhookId: string): { lease: string; expiresAt: number } | null {
-    if (this.stopped || !this.scheduler.hasRoom(webhookId, this.slots)) return null;
+    if (this.stopped || !this.scheduler.hasRoom(webhookId, this.slots) || this.resultsBehind()) return null;
     return { lease: newLeaseToken(), expiresAt: this.ctx.clock.now() + this.ctx.config.webhookLeaseSeconds * 1000 };
   }
 
@@ -269,6 +289,10 @@ export class DeliveryWorker implements JobHandoff {
         this.secrets.retain(this.scheduler.targetIds());
       }
       for (;;) {
+        if (!this.stopped && this.resultsBehind()) {
+          this.heldBackByResults = true;
+          return;
+        }
         const wants = this.stopped ? null : this.scheduler.plan(this.slots, this.ctx.clock.now());
         if (!wants) return;
         // Targets without a limit first, in their one statement as ever; limited ones apart, in their transaction with
@@ -290,6 +314,16 @@ export class DeliveryWorker implements JobHandoff {
       if (pause === null) this.ctx.logger.error({ err }, 'claiming delivery jobs failed; the poll will try again');
       else this.pauseClaims(pause);
     }
+  }
+
+  /** Whether the results not yet written are too many to claim more (UNWRITTEN_RESULTS_MAX, UNWRITTEN_BYTES_MAX). */
+  private resultsBehind(): boolean {
+    return this.completer.unwrittenResults >= UNWRITTEN_RESULTS_MAX || this.completer.unwrittenBytes >= UNWRITTEN_BYTES_MAX;
+  }
+
+  /** Results of this worker's attempts not yet written (tests; see UNWRITTEN_RESULTS_MAX). */
+  get unwrittenResults(): number {
+    return this.completer.unwrittenResults;
   }
 
   /** One claim for these targets; the number of jobs it took, or null once the worker is stopping. */
