@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BROKER_URLS, createBrokerRig, uniqueName, type BrokerRig } from '../helpers/broker-rig.js';
+import { rabbitmqConnection } from '../../src/webhooks/senders/rabbitmq.js';
 import { redisConnection, redisMaxUnanswered } from '../../src/webhooks/senders/redis.js';
 import type { TargetRow } from '../../src/webhooks/targets-store.js';
 import { DIALECTS } from '../helpers/db.js';
@@ -182,6 +183,39 @@ describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
       await conn.close();
       await redis.del(key);
       await redis.quit();
+    }
+  });
+
+  it.skipIf(!BROKER_URLS.amqp || dialect !== 'sqlite')('RabbitMQ connection cut while publishes wait for their confirms: each attempt is connection_failed, not broker_refused', async () => {
+    const upstream = new URL(BROKER_URLS.amqp);
+    proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5672) });
+    let connected = false;
+    const conn = rabbitmqConnection({ name: 'mq', kind: 'rabbitmq', url: proxy.via(BROKER_URLS.amqp) }, { state: (up) => (connected = up) }, 10_000);
+    const exchange = uniqueName('svct-cut-');
+    const admin = await amqp.connect(BROKER_URLS.amqp);
+    const ch = await admin.createChannel();
+    try {
+      await ch.assertExchange(exchange, 'fanout', { durable: false });
+      await ch.assertQueue(exchange, { durable: false });
+      await ch.bindQueue(exchange, exchange, '');
+      conn.start();
+      await waitFor(() => connected, 'the connection', 10_000);
+      const target = { type: 'rabbitmq', exchange, routingKey: null } as unknown as TargetRow;
+      const message = (i: number) => ({ id: `del_${String(i).padStart(26, '0')}`, body: Buffer.from(JSON.stringify({ n: i })), headers: {} });
+      // The exchange's channel is open before the broker stops answering, so the publishes below wait on confirms.
+      expect(await conn.publish(target, message(0), 10_000)).toMatchObject({ ok: true });
+      await proxy.setMode('hang');
+      const waiting = Array.from({ length: 5 }, (_, i) => conn.publish(target, message(i + 1), 10_000));
+      await proxy.setMode('refuse');
+      proxy.cut();
+      const results = await Promise.all(waiting);
+      expect(results.map((r) => (r.ok ? 'ok' : r.code))).toEqual(Array(5).fill('connection_failed'));
+      expect(results[0]).toMatchObject({ message: expect.stringMatching(/^The connection to the broker "mq" was lost before the confirm/) });
+    } finally {
+      await conn.close();
+      await ch.deleteQueue(exchange).catch(() => {});
+      await ch.deleteExchange(exchange).catch(() => {});
+      await admin.close();
     }
   });
 

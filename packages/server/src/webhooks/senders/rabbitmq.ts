@@ -85,7 +85,12 @@ export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEve
       try {
         state.channel.publish(exchange, routingKey, message.body, options, (err: unknown) => {
           const returned = state.returned.delete(message.id);
-          if (err) resolve(failure(state.closedBy ?? err, exchange));
+          if (err && state.closedBy === null) {
+            // Closed with no reason of the broker's: a nack, or the connection going (amqplib fails every unconfirmed
+            // publish of its channels before the connection's 'close', so the supervisor still says connected here).
+            // Judged a turn later, once that 'close' has been handled: else a cut broker was `broker_refused`.
+            setImmediate(() => resolve(failure(err, exchange)));
+          } else if (err) resolve(failure(state.closedBy, exchange));
           else if (returned) resolve({ ok: false, code: 'unroutable', message: `No queue is bound to the exchange "${exchange}" for the routing key "${routingKey}": the message was returned.` });
           else resolve({ ok: true, snippet: 'confirmed' });
         });
