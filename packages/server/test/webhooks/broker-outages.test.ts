@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BROKER_URLS, createBrokerRig, uniqueName, type BrokerRig } from '../helpers/broker-rig.js';
+import { reconnectDelayMs } from '../../src/webhooks/senders/broker-connection.js';
 import { rabbitmqConnection } from '../../src/webhooks/senders/rabbitmq.js';
 import { redisConnection, redisMaxUnanswered } from '../../src/webhooks/senders/redis.js';
 import type { TargetRow } from '../../src/webhooks/targets-store.js';
@@ -217,6 +218,32 @@ describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
       await ch.deleteExchange(exchange).catch(() => {});
       await admin.close();
     }
+  });
+
+  it.skipIf(!BROKER_URLS.amqp || dialect !== 'sqlite')('a broker that drops every connection just after it opens is opened again on the backoff, not at once', async () => {
+    const upstream = new URL(BROKER_URLS.amqp);
+    proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5672) });
+    const p = proxy;
+    // performance.now() of each report: up (then dropped 5 ms later), and down.
+    const reports: Array<{ up: boolean; at: number }> = [];
+    const conn = rabbitmqConnection({ name: 'mq', kind: 'rabbitmq', url: p.via(BROKER_URLS.amqp) }, {
+      state: (up) => {
+        reports.push({ up, at: performance.now() });
+        if (up) setTimeout(() => p.cut(), 5);
+      },
+    }, 10_000);
+    try {
+      conn.start();
+      // Closed once the fourth is dropped, never while its cut may land between amqplib's close and its CloseOk (that
+      // close would never settle).
+      await waitFor(() => reports.filter((r) => r.up).length >= 4 && !reports.at(-1)!.up, 'four connections opened and dropped', 20_000);
+    } finally {
+      await conn.close();
+    }
+    // The wait from each drop to the next connection: at least 100, 200, 400 ms (reconnectDelayMs), never none.
+    const gaps = reports.flatMap((r, i) => (r.up && i > 0 && !reports[i - 1]!.up ? [Math.round(r.at - reports[i - 1]!.at)] : [])).slice(0, 3);
+    expect(gaps).toHaveLength(3);
+    gaps.forEach((gap, k) => expect(gap, `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(reconnectDelayMs(k)));
   });
 
   it.skipIf(!BROKER_URLS.redis)('svc serve with its broker unreachable: it starts, /readyz is ready, svc_broker_connected says 0, then 1 once it is back', async () => {
