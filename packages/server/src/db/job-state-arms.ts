@@ -11,9 +11,16 @@ export const jobStateArms = (stateColumn: string): readonly [settled: RawBuilder
   sql<boolean>`${sql.ref(stateColumn)} = 'delivering'`,
 ];
 
-/** No job `j` of the event in `eventColumn` meets `where`, asked of each arm. */
+/**
+ * No job `j` of the event in `eventColumn` meets `where` (a condition on `j` alone), asked of each arm: the settled
+ * jobs probed per event in the event's index, the jobs in flight read once per statement as a set (`not in`, which
+ * PostgreSQL never makes a join and hashes; event_id is never null, so it means what `not exists` would). As a
+ * correlated `not exists` the planner, its statistics taken while few jobs were in flight, compared every event with
+ * every job in flight: a retention pass walking 10,000 kept events beside 10,000 jobs in flight touched 110 million
+ * rows (~10 s; test retention-in-flight-cost). On SQLite the set is read from the leases' index once per statement.
+ */
 export function noJobOfEvent(eventColumn: string, where: RawBuilder<boolean>): RawBuilder<boolean> {
-  const none = (arm: RawBuilder<boolean>) => sql`not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and ${where} and ${arm})`;
   const [settled, inFlight] = jobStateArms('j.state');
-  return sql<boolean>`${none(settled)} and ${none(inFlight)}`;
+  return sql<boolean>`not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and ${where} and ${settled})
+    and ${sql.ref(eventColumn)} not in (select j.event_id from delivery_jobs j where ${inFlight} and ${where})`;
 }

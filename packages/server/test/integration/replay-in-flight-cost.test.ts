@@ -6,6 +6,7 @@ import { replayEvents } from '../../src/webhooks/queue/replay-events.js';
 import { replayCandidatesQuery } from '../../src/webhooks/replay-store.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { POSTGRES_URL } from '../helpers/db.js';
+import { statementWork } from '../helpers/plan-work.js';
 import { StatementLog } from '../helpers/statement-log.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -15,14 +16,6 @@ const IN_FLIGHT = 10_000;
 /** Events the replay is asked about: the first 20 have a job in flight, the rest none. */
 const ASKED = 500;
 const evt = (n: number) => `evt_${String(n).padStart(8, '0')}`;
-
-/** Rows a plan's nodes produced, read or threw away, over all their loops: the statement's work. */
-function rowsTouched(node: Record<string, unknown>): number {
-  const loops = Number(node['Actual Loops'] ?? 1);
-  const own = (Number(node['Actual Rows'] ?? 0) + Number(node['Rows Removed by Filter'] ?? 0) + Number(node['Rows Removed by Join Filter'] ?? 0)) * loops;
-  const children = (node['Plans'] as Array<Record<string, unknown>> | undefined) ?? [];
-  return own + children.reduce((sum, child) => sum + rowsTouched(child), 0);
-}
 
 /**
  * PostgreSQL keeps a target's jobs in flight out of the event's index (migration 021), so replay's guard asks for them
@@ -59,17 +52,7 @@ describe.runIf(POSTGRES_URL)('replay beside many jobs in flight (postgres)', () 
   });
   afterAll(async () => t?.close());
 
-  async function work(q: CompiledQuery): Promise<number> {
-    return db.connection().execute(async (c) => {
-      await sql`begin`.execute(c);
-      try {
-        const { rows } = await c.executeQuery(CompiledQuery.raw<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }>(`explain (analyze, format json) ${q.sql}`, [...q.parameters]));
-        return rowsTouched(rows[0]!['QUERY PLAN'][0]!.Plan);
-      } finally {
-        await sql`rollback`.execute(c);
-      }
-    });
-  }
+  const work = (q: CompiledQuery) => statementWork(db, q);
 
   it("a batch's insert and a slice's candidates touch rows in proportion to the jobs in flight plus the events, and skip those in flight", async () => {
     const asked = Array.from({ length: ASKED }, (_, i) => evt(IN_FLIGHT - 20 + 1 + i) as EventId);
