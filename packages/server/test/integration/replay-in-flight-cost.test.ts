@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tables } from '../../src/db/tables.js';
 import type { EventId, WebhookId } from '../../src/lib/ids.js';
@@ -6,7 +6,7 @@ import { replayEvents } from '../../src/webhooks/queue/replay-events.js';
 import { replayCandidatesQuery } from '../../src/webhooks/replay-store.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { POSTGRES_URL } from '../helpers/db.js';
-import { statementWork } from '../helpers/plan-work.js';
+import { jobsInFlightUnseen, statementWork } from '../helpers/plan-work.js';
 import { StatementLog } from '../helpers/statement-log.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -34,21 +34,7 @@ describe.runIf(POSTGRES_URL)('replay beside many jobs in flight (postgres)', () 
   beforeAll(async () => {
     t = await createTestContext('postgres');
     db = t.ctx.database.db;
-    // Its statistics stay those of the analyze below, whenever the test runs.
-    await sql`alter table delivery_jobs set (autovacuum_enabled = false)`.execute(db);
-    await sql`insert into webhooks (id, name, url, topics, enabled, secret_sealed, created_at, updated_at)
-              values (${A}, 'a', 'https://example.com/', '["record.created"]', 1, 'x', ${T0}, ${T0})`.execute(db);
-    await sql`insert into events (id, topic, collection, record_id, payload, created_at)
-              select 'evt_' || lpad(n::text, 8, '0'), 'record.created', 'c', 'rec_' || n, '{}', ${T0}::bigint + n
-                from generate_series(1, ${IN_FLIGHT + ASKED - 20}) n`.execute(db);
-    // Jobs for the first IN_FLIGHT events, pending when the statistics are taken, then claimed.
-    await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start,
-                                         next_attempt_at, created_at, updated_at, ordered)
-              select 'del_' || lpad(n::text, 8, '0'), ${A}, 'evt_' || lpad(n::text, 8, '0'), 'record.created', 'c', 'rec_' || n, 'pending', 0, 0,
-                     ${T0}, ${T0}, ${T0}, 0
-                from generate_series(1, ${IN_FLIGHT}) n`.execute(db);
-    await sql`analyze`.execute(db);
-    await sql`update delivery_jobs set state = 'delivering', lease_id = 'lease_x', lease_expires_at = ${T0 + 3_600_000}`.execute(db);
+    await jobsInFlightUnseen(db, { webhookId: A, events: IN_FLIGHT + ASKED - 20, inFlight: IN_FLIGHT, at: T0 });
   });
   afterAll(async () => t?.close());
 
