@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Config } from './config/schema.js';
@@ -79,6 +79,30 @@ function checkDatabase(file: string, key: string): string[] {
   }
 }
 
+/** `file` through its symlinks and spellings (`./data`, `data/`), or null when it does not exist. */
+function realOrNull(file: string): string | null {
+  try {
+    return realpathSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses a backup folder that is also where the configured database lives, or whose key file is the live key file:
+ * writing the backup's `svc-secret.key` there truncates the key svc reads before rewriting it (a kill in between
+ * leaves every sealed secret unreadable), and restoring from there moves aside the very database it copies from.
+ * Both the folder named in the URL and the database's real folder count (the URL may name a symlink).
+ */
+function refuseLiveFolder(path: string, dir: string, keyFileInDir: string, refusal: string): void {
+  const here = realOrNull(dir);
+  if (here === null) return;
+  const liveKey = realOrNull(join(dirname(path), BACKUP_KEY));
+  const realDatabase = realOrNull(path);
+  const liveFolders = [realOrNull(dirname(path)), realDatabase === null ? null : dirname(realDatabase)];
+  if (liveFolders.includes(here) || (liveKey !== null && realOrNull(join(dir, keyFileInDir)) === liveKey)) throw new BackupError(refusal);
+}
+
 /**
  * A backup's steps, in the order that makes each state a kill can leave recognizable: the copy is made and checked as
  * `svc.db.partial`; the key and the manifest are written (the manifest as `backup.json.partial`, made from the
@@ -146,6 +170,8 @@ function whenFull(err: unknown, dir: string, databaseBytes: number): unknown {
 export async function backup(config: Config, dir: string, progress: (line: string) => void, clock: Clock = systemClock): Promise<Manifest> {
   const path = databaseFile(config, POSTGRES_BACKUP);
   if (!existsSync(path)) throw new BackupError(`no database at ${path}`);
+  refuseLiveFolder(path, dir, BACKUP_KEY,
+    `${dir} is the live database's own folder (${path}, its key file beside it): a backup there would rewrite the key svc reads. Back up to another folder`);
   const key = currentKey(config, path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const target = join(dir, BACKUP_DATABASE);
@@ -255,6 +281,8 @@ export async function restore(config: Config, dir: string, progress: (line: stri
     throw new BackupError(`${dir} holds no backup (no ${BACKUP_MANIFEST})`);
   }
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+  refuseLiveFolder(path, dir, manifest.key.file,
+    `${dir} is the configured database's own folder (${path}): restoring from it would move aside or overwrite the files it copies from. Copy the backup folder elsewhere and restore from there`);
   const source = join(dir, manifest.database.file);
   const key = readFileSync(join(dir, manifest.key.file), 'utf8').trim().toLowerCase();
   if (new SecretBox(key).fingerprint() !== manifest.key.fingerprint) throw new BackupError(`${join(dir, manifest.key.file)} is not the key this backup was made with`);

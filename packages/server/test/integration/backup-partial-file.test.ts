@@ -122,7 +122,7 @@ describe('svc backup’s partial copy (SQLite)', () => {
     const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
     const before = sha(live);
     const liveFolder = join(live, '..');
-    await expect(backup(config, liveFolder, () => {})).rejects.toThrow(`${liveFolder} already holds a svc.db that no backup there finished (no backup.json)`);
+    await expect(backup(config, liveFolder, () => {})).rejects.toThrow(`${liveFolder} is the live database's own folder`);
     expect(sha(live)).toBe(before);
 
     // A pending manifest beside a svc.db that is not the copy it describes proves nothing about that svc.db.
