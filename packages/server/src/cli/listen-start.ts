@@ -1,4 +1,5 @@
 /** Where `svc listen` starts: the present, a feed cursor, or the position of an event id (SPEC §7, §12). */
+import { LIST_MAX_BYTES_LIMIT } from '../config/schema.js';
 
 /** A failure that reconnecting cannot fix: a bad token, an expired cursor, an unknown event. */
 export class ListenError extends Error {}
@@ -8,6 +9,8 @@ export interface FeedAccess {
   url: string;
   token: string;
   signal: AbortSignal;
+  /** The most of a feed page's body read (FEED_PAGE_READ_MAX_BYTES unless told: a test's proxy need not send a GiB). */
+  pageMaxBytes?: number;
 }
 
 /** An event id as svc makes them (lib/ids.ts): never a cursor, which is base64url of JSON (`eyJ…`). */
@@ -73,6 +76,15 @@ export async function problemText(res: Response): Promise<string> {
   return `${text.slice(0, SHOWN_TEXT_MAX_CHARS)}… (${cut ? `over ${ANSWER_READ_MAX_BYTES / 1024} KiB, the rest not read` : `${body.length} bytes`})`;
 }
 
+/**
+ * The most of a 200 feed page listen reads: the largest page svc can answer, whatever its SVC_LIST_MAX_BYTES. A page's
+ * events stop within that setting, at most LIST_MAX_BYTES_LIMIT (1 GiB); one event alone may pass the setting, but not
+ * that limit (a record of at most SVC_BODY_MAX_BYTES' 100 MiB and its previous state); around them only
+ * `{"items":[…],"nextCursor":"…"}`, a cursor of a few dozen bytes. Read whole, a proxy answering 200 with an endless
+ * body grew listen until it died.
+ */
+export const FEED_PAGE_READ_MAX_BYTES = LIST_MAX_BYTES_LIMIT + 64 * 1024;
+
 interface FeedPage {
   items: Array<{ id: string }>;
   nextCursor: string;
@@ -80,6 +92,8 @@ interface FeedPage {
 
 /** The wait before asking again after the n-th failed request (n ≥ 1): 1 s, doubling, at most 30 s. */
 export const retryWaitMs = (failures: number): number => Math.min(30_000, 1000 * 2 ** (failures - 1));
+
+const size = (bytes: number): string => (bytes >= 1024 * 1024 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`);
 
 export const delay = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
@@ -101,7 +115,7 @@ const passing = (status: number): boolean => status === 429 || status >= 500;
 /**
  * A page of the feed. svc not reachable yet, a 5xx or a 429 is asked again, 1 s after the first failure and doubling,
  * each failure on its own line, as the stream itself is reconnected: only what waiting cannot fix (a bad token, an
- * unknown cursor) stops listen.
+ * unknown cursor) stops listen. A 200 longer than any page svc sends is no page of svc's: cut there and asked again so.
  */
 async function readPage(feed: FeedAccess, after: string | null, limit: number, print: (line: string) => void): Promise<FeedPage> {
   const query = new URLSearchParams({ limit: String(limit) });
@@ -110,9 +124,16 @@ async function readPage(feed: FeedAccess, after: string | null, limit: number, p
     let why: string;
     try {
       const res = await fetch(apiUrl(feed.url, 'api/v1/events', query), { headers: { authorization: `Bearer ${feed.token}` }, signal: feed.signal });
-      if (res.ok) return (await res.json()) as FeedPage;
-      if (!passing(res.status)) throw new ListenError(`svc answered ${res.status}: ${await problemText(res)}`);
-      why = `svc answered ${res.status}: ${await problemText(res)}`;
+      if (res.ok) {
+        const maxBytes = feed.pageMaxBytes ?? FEED_PAGE_READ_MAX_BYTES;
+        const { body, cut } = await readAtMost(res, maxBytes);
+        if (feed.signal.aborted) throw feed.signal.reason;
+        if (!cut) return JSON.parse(body.toString('utf8')) as FeedPage;
+        why = `svc answered ${res.status} with more than ${size(maxBytes)}, more than any page of its feed (a proxy in between?); the rest not read`;
+      } else {
+        why = `svc answered ${res.status}: ${await problemText(res)}`;
+        if (!passing(res.status)) throw new ListenError(why);
+      }
     } catch (err) {
       if (err instanceof ListenError || feed.signal.aborted) throw err;
       const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;

@@ -20,6 +20,8 @@ export interface ListenOptions {
   print(line: string): void;
   /** Aborted on Ctrl-C: listen returns at once, its position still before any event not yet forwarded. */
   signal: AbortSignal;
+  /** The most of a feed page's body read (listen-start.ts FEED_PAGE_READ_MAX_BYTES unless told). */
+  pageMaxBytes?: number;
   /** What a forward's signature timestamp is read from (the system's by default). */
   clock?: Clock;
 }

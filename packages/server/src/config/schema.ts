@@ -93,6 +93,9 @@ export interface Setting<K extends keyof Config = keyof Config> {
   readonly fallback?: (partial: Partial<Config>) => Config[K];
 }
 
+/** The largest SVC_LIST_MAX_BYTES: `svc listen` reads a feed page up to it (cli/listen-start.ts), whatever svc is set to. */
+export const LIST_MAX_BYTES_LIMIT = 1024 * 1024 * 1024;
+
 const integer =
   (min: number, max: number): Parser<number> =>
   (raw) => {
@@ -283,7 +286,7 @@ export const SETTINGS: readonly Setting[] = [
   setting({
     key: 'listMaxBytes', env: 'SVC_LIST_MAX_BYTES', defaultText: '4194304',
     doc: 'a list page stops before its JSON would exceed this many bytes (it always holds at least one item)',
-    parse: integer(1024, 1024 * 1024 * 1024),
+    parse: integer(1024, LIST_MAX_BYTES_LIMIT),
   }),
   setting({
     key: 'streamsPerToken', env: 'SVC_STREAMS_PER_TOKEN', defaultText: '10',

@@ -6,7 +6,8 @@ import { waitFor } from '../helpers/wait.js';
 /**
  * SPEC §12: `svc listen` bounds what a server can make it do. A synthetic SSE server (no svc) plays a broken or
  * hostile one: an endless line (16 MiB bound: the connection is dropped, with a message, and listen reconnects),
- * `retry:` values outside 250 ms…60 s, and endless answers, of a receiver or of a proxy in front of svc (64 KiB read).
+ * `retry:` values outside 250 ms…60 s, and endless answers, of a receiver or of a proxy in front of svc (64 KiB read;
+ * of a 200 feed page, as much as svc's largest page).
  */
 
 const MiB = 1024 * 1024;
@@ -203,6 +204,46 @@ describe('svc listen against a broken SSE server', () => {
     const error = await done.then(() => null, (err: Error) => err);
     // Before: the message held all 64 MiB of the body.
     expect(error?.message).toBe(`svc answered 401: ${'z'.repeat(200)}… (over 64 KiB, the rest not read)`);
+    expect(answer.written).toBeLessThan(32 * MiB);
+  }, 60_000);
+
+  it('reads at most the largest feed page of a 200 to its start (a proxy’s endless body), says so, and asks again with the backoff', async () => {
+    // Before, the page was read whole (res.json()): all 256 MiB here, without end for an endless one.
+    const answer = { written: 0, closedAt: 0 };
+    let pages = 0;
+    const proxy = await serve((req, res) => {
+      if (req.url!.startsWith('/api/v1/events?')) {
+        if (++pages === 1) return endlessAnswer(res, 200, 256 * MiB, answer);
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: [], nextCursor: 'c0' }));
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(eventFrame('c1'));
+    });
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const done = listen({
+      url: proxy.url,
+      token: 'svc_pat_test',
+      forwardTo: receiver.url,
+      collections: [],
+      topics: [],
+      after: null,
+      secret: 'whsec_0123456789abcdef0123',
+      print: (line) => lines.push(line),
+      signal: stop.signal,
+      // The default, 1 GiB and 64 KiB (the largest SVC_LIST_MAX_BYTES and the page around it), is more than a test sends.
+      pageMaxBytes: 4 * MiB,
+    });
+    cleanups.push(async () => (stop.abort(), await done.catch(() => undefined)));
+    await waitFor(() => receiver.forwards.length === 1, 'the event after the second page', 30_000);
+    expect(lines.slice(0, 2)).toEqual([
+      'svc answered 200 with more than 4.0 MiB, more than any page of its feed (a proxy in between?); the rest not read; retrying in 1s',
+      'connected: following the event stream',
+    ]);
+    expect(pages).toBe(2);
+    expect(answer.closedAt).toBeGreaterThan(0);
     expect(answer.written).toBeLessThan(32 * MiB);
   }, 60_000);
 
