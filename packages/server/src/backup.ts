@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Config } from './config/schema.js';
@@ -296,30 +296,51 @@ export async function restore(config: Config, dir: string, progress: (line: stri
 
   const movedAside: string[] = [];
   const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
-  const aside = (file: string) => {
+  // What was there keeps its name until the rename that puts the restored file in its place: a second name (a hard
+  // link) is made for it first, so no moment leaves the database or its key missing. A file system without hard links
+  // gets a rename, and a window of one rename.
+  const keepAside = (file: string) => {
     const to = `${file}.before-restore-${stamp}`;
-    renameSync(file, to);
+    try {
+      linkSync(file, to);
+    } catch {
+      renameSync(file, to);
+    }
     movedAside.push(to);
   };
+  const refuseIfHeld = () => {
+    if (existsSync(path) && heldByAnotherProcess(path)) throw new BackupError(`a running svc holds ${path}: stop every serve and worker on it, then restore`);
+  };
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  if (existsSync(path)) {
-    if (heldByAnotherProcess(path)) throw new BackupError(`a running svc holds ${path}: stop every serve and worker on it, then restore`);
-    aside(path);
+  refuseIfHeld();
+  // The copy is made beside the database before anything of it moves: a restore that fails or is stopped while it
+  // copies (a full disk, Ctrl-C) leaves the database as it was. Before, the database was moved aside first: stopped
+  // during the copy, svc restore left none, and the next start made an empty one and served it.
+  const partial = `${path}.restoring`;
+  progress(`copying ${source} to ${path}…`);
+  try {
+    copyFileSync(source, partial);
+    chmodSync(partial, 0o600);
+    // A svc started while it copied.
+    refuseIfHeld();
+  } catch (err) {
+    rmSync(partial, { force: true });
+    throw err;
   }
+  if (existsSync(path)) keepAside(path);
   // Leftovers of a database that is gone would be read as its log by the restored one.
   for (const leftover of [`${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(leftover, { force: true });
-  progress(`copying ${source} to ${path}…`);
-  const partial = `${path}.restoring`;
-  copyFileSync(source, partial);
-  chmodSync(partial, 0o600);
   renameSync(partial, path);
 
   let keyFile: string | null = null;
   if (!config.secretKey) {
     keyFile = join(dirname(path), BACKUP_KEY);
-    if (existsSync(keyFile) && readFileSync(keyFile, 'utf8').trim().toLowerCase() !== key) aside(keyFile);
-    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
-    chmodSync(keyFile, 0o600);
+    const there = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim().toLowerCase() : null;
+    if (there !== key) {
+      writeDurably(`${keyFile}.restoring`, `${key}\n`);
+      if (there !== null) keepAside(keyFile);
+      renameSync(`${keyFile}.restoring`, keyFile);
+    }
   }
   return { database: path, key: keyFile, movedAside, manifest };
 }

@@ -20,6 +20,23 @@ import { namespacesAllowed } from '../helpers/mount-namespace.js';
  * one that fills its folder's disk says so and leaves nothing there.
  */
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/**
+ * `script` (sh) once a 4 MB tmpfs is mounted on `$DISK` in a mount namespace of its own (helpers/mount-namespace.ts),
+ * with `env`, the only SVC_ variables, and `$NODE_BIN` and `$MAIN_TS` to run svc from its sources; to its end.
+ */
+async function onSmallDisk(script: string, env: Record<string, string> & { DISK: string }): Promise<{ stdout: string; stderr: string }> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
+  const child = spawn('unshare', ['-m', 'sh', '-c', `mount -t tmpfs -o size=4m tmpfs "$DISK" && ${script}`], {
+    env: { ...clean, ...env, NODE_BIN: process.execPath, MAIN_TS: MAIN },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  await new Promise((r) => child.on('close', r));
+  return { stdout, stderr };
+}
 describe('svc backup’s partial copy (SQLite)', () => {
   const dirs: string[] = [];
   afterEach(() => {
@@ -137,24 +154,47 @@ describe('svc backup’s partial copy (SQLite)', () => {
     expect(sha(join(to, 'svc.db'))).toBe(other);
   });
 
+  it.skipIf(!namespacesAllowed())('restore: a copy that fails part way (a full disk) leaves the database in place, and no partial copy', async () => {
+    const key = randomBytes(32).toString('hex');
+    const url = await liveDatabase(key);
+    const home = mkdtempSync(join(tmpdir(), 'svc-restore-disk-'));
+    dirs.push(home);
+    const from = join(home, 'nightly');
+    await backup(loadConfig({ SVC_DATABASE_URL: url, SVC_SECRET_KEY: key }), from, () => {});
+    // The database restored over: a small one (svc's tables alone) on a 4 MB tmpfs, which the ~12 MB copy fills.
+    const small = await createTestDatabase('sqlite');
+    dirs.push(small.dir);
+    await (await createTestContext('sqlite', { SVC_SECRET_KEY: key }, { database: small })).ctx.database.close();
+    const smallFile = small.url.slice('sqlite:'.length);
+    // In rollback-journal mode already, as restore leaves a database it checked: its bytes are then what restore finds.
+    const db = new Database(smallFile);
+    db.pragma('journal_mode = DELETE');
+    db.close();
+    const before = createHash('sha256').update(readFileSync(smallFile)).digest('hex');
+    const disk = join(home, 'disk');
+    mkdirSync(disk);
+    const { stdout, stderr } = await onSmallDisk(
+      'cp "$SMALL" "$DISK/svc.db" && { "$NODE_BIN" --import tsx "$MAIN_TS" restore --from "$FROM"; echo "exit $?"; ls -A "$DISK"; sha256sum "$DISK/svc.db"; }',
+      { DISK: disk, SMALL: smallFile, FROM: from, SVC_DATABASE_URL: `sqlite:${join(disk, 'svc.db')}`, SVC_SECRET_KEY: key },
+    );
+    expect(stderr).toContain('ENOSPC');
+    // Before: svc.db.before-restore-… and the partial svc.db.restoring, and no svc.db (sha256sum: no such file).
+    expect(stdout).toBe(`exit 1\nsvc.db\n${before}  ${join(disk, 'svc.db')}\n`);
+  }, 60_000);
+
   it.skipIf(!namespacesAllowed())('on a full disk, names the backup folder’s file system, what it has free and what the copy needs', async () => {
     const key = randomBytes(32).toString('hex');
     const url = await liveDatabase(key);
-    // A 4 MB tmpfs in a mount namespace of this command's own (helpers/mount-namespace.ts) for a ~12 MB database.
+    // A 4 MB tmpfs for a ~12 MB database.
     const disk = mkdtempSync(join(tmpdir(), 'svc-backup-disk-'));
     dirs.push(disk);
     const to = join(disk, 'nightly');
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
-    const child = spawn(
-      'unshare',
-      ['-m', 'sh', '-c', 'mount -t tmpfs -o size=4m tmpfs "$DISK_DIR" && { "$NODE_BIN" --import tsx "$MAIN_TS" backup --to "$TO"; echo "exit $?"; ls -A "$TO"; }'],
-      { env: { ...clean, DISK_DIR: disk, TO: to, NODE_BIN: process.execPath, MAIN_TS: MAIN, SVC_DATABASE_URL: url, SVC_SECRET_KEY: key } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    await new Promise((r) => child.on('close', r));
+    const { stdout, stderr } = await onSmallDisk('{ "$NODE_BIN" --import tsx "$MAIN_TS" backup --to "$TO"; echo "exit $?"; ls -A "$TO"; }', {
+      DISK: disk,
+      TO: to,
+      SVC_DATABASE_URL: url,
+      SVC_SECRET_KEY: key,
+    });
     // Before: "svc: database or disk is full", which names neither the database nor the backup's folder.
     expect(stderr).toMatch(
       new RegExp(`svc: the file system of ${to}, the backup's folder, is full: the copy needs about 1\\d\\.\\d MB \\(the database's size\\); without it the file system has \\d\\.\\d MB free of 4\\.0 MB\\.`),
