@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createRegistry } from './http/metrics.js';
@@ -16,6 +16,7 @@ import { redactUrl } from './lib/redact-url.js';
 import { createDeliveryClient, type DeliveryClientOptions } from './webhooks/http-client.js';
 import type { Resolver } from './lib/resolver.js';
 import { createDeliveryResolver } from './webhooks/dns-resolver.js';
+import { extraCertificates } from './webhooks/https/trust-store.js';
 import { registerWebhookMetrics } from './webhooks/metrics.js';
 import { BrokerPool, registerBrokerMetrics } from './webhooks/senders/broker-pool.js';
 import { routeByType } from './webhooks/senders/route-by-type.js';
@@ -120,7 +121,7 @@ export async function openContext(config: Config, options: OpenOptions = {}): Pr
 }
 
 export function deliveryClientOptions(config: Config, resolver: Resolver, clock?: Clock): DeliveryClientOptions {
-  const ca = config.webhookCaFile ? [readFileSync(config.webhookCaFile, 'utf8')] : undefined;
+  const ca = config.webhookCaFile ? extraCertificates(config.webhookCaFile) : undefined;
   return {
     resolver,
     allow: config.webhookAllowCidrs,
