@@ -13,7 +13,7 @@ export async function insertAttempt(trx: Kysely<Tables>, job: { id: DeliveryId; 
 }
 
 /** The row an attempt becomes (complete.ts writes the same facts into a job's `success_*` columns). */
-function attemptValues(jobId: string, webhookId: string, number: number, a: AttemptRecord): DeliveryAttemptsTable {
+export function attemptValues(jobId: string, webhookId: string, number: number, a: AttemptRecord): DeliveryAttemptsTable {
   const t = a.trace?.timings;
   return {
     job_id: jobId,

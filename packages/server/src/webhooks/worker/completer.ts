@@ -8,7 +8,7 @@ import { complete } from '../queue/complete.js';
 import type { AttemptRecord, HeldJob } from '../queue/job.js';
 import { markDead } from '../queue/mark-dead.js';
 import { release } from '../queue/release.js';
-import { scheduleRetry } from '../queue/schedule-retry.js';
+import { scheduleRetries, type Retry } from '../queue/schedule-retry.js';
 import type { Enqueued } from '../queue/enqueue.js';
 import type { AutoDisableRule } from '../target-health-store.js';
 import { recordConsequences } from './consequences.js';
@@ -209,14 +209,15 @@ export class Completer {
       const applied = await complete(trx, this.caps, { now, done: delivered });
       const released: HeldJob[] = [];
       const unsignable: HeldJob[] = [];
+      const retries: Retry[] = [];
       for (const { job, decision, attempt } of batch) {
         if (decision.kind === 'not-attempted') (decision.reason === 'secret-unavailable' ? unsignable : released).push(job);
-        else if (decision.kind === 'retry') {
-          if (await scheduleRetry(trx, { now, job, attempt: { ...attempt, error: decision.error }, at: decision.at })) applied.add(job.id);
-        } else if (decision.kind === 'dead') {
+        else if (decision.kind === 'retry') retries.push({ job, attempt: { ...attempt, error: decision.error }, at: decision.at });
+        else if (decision.kind === 'dead') {
           if (await markDead(trx, this.caps, { now, job, attempt: { ...attempt, error: decision.error } })) applied.add(job.id);
         }
       }
+      for (const id of await scheduleRetries(trx, { now, retries })) applied.add(id);
       await release(trx, this.caps, { now, jobs: released });
       // Claimable at once, these would be claimed, refused and released again without end (W4-like rates of claims
       // and commits, for nothing): the secret opens again only once the key or the target changes.

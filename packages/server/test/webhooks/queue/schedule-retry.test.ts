@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { scheduleRetry } from '../../../src/webhooks/queue/schedule-retry.js';
+import { scheduleRetries, scheduleRetry } from '../../../src/webhooks/queue/schedule-retry.js';
 import type { TestContext } from '../../helpers/context.js';
 import { DIALECTS } from '../../helpers/db.js';
-import { NOW, T0, attemptRow, failedAttempt, jobRow, queueContext, seedJob, snapshot } from '../../helpers/queue-fixtures.js';
+import { NOW, T0, attemptRow, failedAttempt, jobRow, queueContext, seedJob, seedTarget, snapshot } from '../../helpers/queue-fixtures.js';
 
 /** delivering → pending at `at`, the failed attempt recorded with it; fenced by (id, lease). */
 describe.each(DIALECTS)('scheduleRetry (%s)', (dialect) => {
@@ -34,6 +34,35 @@ describe.each(DIALECTS)('scheduleRetry (%s)', (dialect) => {
       expect(await scheduleRetry(db, { now: NOW, job: { id, lease: 'lease_A' }, attempt: failedAttempt(), at: NOW + 30_000 })).toBe(false);
     }
     expect(await snapshot(db)).toEqual(before);
+  });
+
+  it('a batch of 300 (two statements of 256 and 64 rows, padded) applies each job under its own lease and `at`, skips the fenced, records each attempt once', async () => {
+    const { db } = t.ctx.database;
+    await seedTarget(db, 'wh_b');
+    const ids = Array.from({ length: 300 }, (_, i) => `job_${String(i).padStart(3, '0')}`);
+    for (const [i, id] of ids.entries()) {
+      await seedJob(db, { id, webhookId: i % 2 ? 'wh_b' : 'wh_a', state: 'delivering', attemptCount: i % 3, lease: { id: `lease_${i % 7}`, expiresAt: NOW + 5_000 } });
+    }
+    // Every 10th names a lease that is not its job's (an old claim's result): left alone, no attempt.
+    const fenced = (i: number) => i % 10 === 0;
+    const retries = ids.map((id, i) => ({
+      job: { id, lease: fenced(i) ? 'lease_old' : `lease_${i % 7}` },
+      attempt: failedAttempt('http_status', `The receiver answered 5${String(i % 100).padStart(2, '0')}.`),
+      at: NOW + 1_000 + i,
+    }));
+    const applied = await scheduleRetries(db, { now: NOW, retries });
+    expect([...applied].sort()).toEqual(ids.filter((_, i) => !fenced(i)));
+    const { jobs, attempts } = await snapshot(db);
+    for (const [i, id] of ids.entries()) {
+      const row = jobs.find((j) => j.id === id)!;
+      if (fenced(i)) {
+        expect(row.state).toBe('delivering');
+        continue;
+      }
+      expect(row).toMatchObject({ state: 'pending', attempt_count: (i % 3) + 1, next_attempt_at: NOW + 1_000 + i, lease_id: null, last_error_message: retries[i]!.attempt.error.message });
+    }
+    const expected = ids.flatMap((id, i) => (fenced(i) ? [] : [attemptRow(id, (i % 3) + 1, retries[i]!.attempt, i % 2 ? 'wh_b' : 'wh_a')]));
+    expect([...attempts].sort((a, b) => (a.job_id < b.job_id ? -1 : 1))).toEqual(expected);
   });
 
   it('inside a transaction that rolls back, leaves neither the update nor the attempt', async () => {
