@@ -17,6 +17,8 @@ export interface TcpProxy {
   readonly mode: ProxyMode;
   /** Connections accepted so far. */
   readonly accepted: number;
+  /** Sockets open now, the clients' and the proxy's own to the server. */
+  readonly open: number;
   /** `url` with its host and port replaced by the proxy's. */
   via(url: string): string;
   setMode(mode: ProxyMode): Promise<void>;
@@ -97,6 +99,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     get accepted() {
       return accepted;
+    },
+    get open() {
+      return open.size;
     },
     via(url) {
       const u = new URL(url);

@@ -29,7 +29,16 @@ export type ConnectionFactory = (setting: BrokerSetting, events: ConnectionEvent
 export interface ConnectionLimits {
   /** The attempts this process makes at once at most (SVC_WEBHOOK_CONCURRENCY): every publish on the connection is one. */
   concurrency: number;
+  /** How long the broker may leave svc unanswered before its connection is dropped (BROKER_SILENCE_MS; tests shorten it). */
+  silenceMs?: number;
 }
+
+/**
+ * How long closing a connection waits for the broker to answer (RabbitMQ's CloseOk) before its socket is destroyed
+ * instead. A broker that answers closes in milliseconds; one that stopped answering between svc's close and its reply
+ * left amqplib waiting for ever, and the worker's stop (SIGTERM of `svc serve`) with it.
+ */
+export const CLOSE_LIMIT_MS = 2_000;
 
 /**
  * Waits between attempts to (re)connect: 100 ms, doubling, at most 5 s, so a broker back after an outage is found
@@ -66,6 +75,8 @@ export class Supervisor<C> {
     private readonly hold: (conn: C) => Promise<unknown>,
     private readonly dispose: (conn: C) => Promise<void>,
     private readonly events: ConnectionEvents,
+    /** Ends a connection whose `dispose` did not within CLOSE_LIMIT_MS, without the broker: destroys its socket. */
+    private readonly abandon: (conn: C) => void = () => {},
   ) {}
 
   /** The pool logs and counts a change once; repeating a state is harmless. */
@@ -128,11 +139,22 @@ export class Supervisor<C> {
     });
   }
 
-  /** Stops reconnecting and closes what is open. */
+  /** Stops reconnecting and closes what is open, waiting at most CLOSE_LIMIT_MS for the broker to answer. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    if (this.current !== null) await this.dispose(this.current).catch(() => {});
+    const conn = this.current;
+    if (conn === null) return;
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      this.dispose(conn).then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_LIMIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!closed) this.abandon(conn);
   }
 }
 

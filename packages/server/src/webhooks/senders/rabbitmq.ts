@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
 import type { BrokerSetting } from '../../config/brokers.js';
 import { envelopeEvent, expandAddress } from '../address-template.js';
@@ -48,6 +49,9 @@ export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEve
     },
     (conn) => conn.close(),
     events,
+    // amqplib settles its close only on the broker's CloseOk. A socket destroyed with an error is its 'error' and
+    // 'close' (hold above returns); its close() stays pending, and nothing waits for it any more.
+    (conn) => (conn as unknown as { connection: { stream: Duplex } }).connection.stream.destroy(new Error('the broker did not answer the close')),
   );
 
   function channelFor(conn: ChannelModel, exchange: string): Promise<ExchangeChannel> {
