@@ -12,13 +12,17 @@ import { waitFor } from '../helpers/wait.js';
 
 /**
  * A broker that stops answering while its TCP peer still takes bytes (a paused or stalled host, a network path that
- * drops replies): the proxy's `hang` mode. Closing a connection (the worker's stop) never waits on such a broker for
- * more than CLOSE_LIMIT_MS. No database: the connections alone.
+ * drops replies): the proxy's `hang` mode. svc drops such a connection within `silenceMs` of its going silent and
+ * opens another, which connects through once the broker answers again; and closing a connection (the worker's stop)
+ * never waits on a broker that does not answer for more than CLOSE_LIMIT_MS. No database: the connections alone.
  */
 
 const PREFIX = uniqueName('svctlive');
 useNatsStream(uniqueName('SVCTLIVE'), PREFIX);
 const redis = useRedisClient(`${PREFIX}:`);
+
+/** The tests' silence: 3 s (RabbitMQ's heartbeat is then 1 s, its least), instead of the default 15 s. */
+const SILENCE_MS = 3_000;
 
 interface Case {
   kind: BrokerKind;
@@ -105,5 +109,23 @@ describe('broker connections that stop answering', () => {
       await waitFor(() => p.open === 0, 'the connection through the proxy to end', 2_000);
     });
 
+    it.skipIf(!c.url)(`${c.kind}: a connection silent for ${SILENCE_MS} ms is dropped and opened again, and delivers once the broker answers`, async () => {
+      const { p, conn, target, reports, isConnected } = await open(c, { concurrency: 16, silenceMs: SILENCE_MS });
+      const acceptedBefore = p.accepted;
+      await p.setMode('hang');
+      const silentFrom = performance.now();
+      // An attempt under way when the broker went silent: it ends with the connection, at the latest.
+      const waiting = conn.publish(target, message(1), 60_000);
+      await waitFor(() => reports.some((r) => !r.up && r.at > silentFrom), 'the silent connection to be dropped', SILENCE_MS + 5_000);
+      const droppedAfterMs = Math.round(reports.find((r) => !r.up && r.at > silentFrom)!.at - silentFrom);
+      // The bound documented: silenceMs, plus the lateness of a loaded machine's timers.
+      expect(droppedAfterMs, `dropped after ${droppedAfterMs} ms`).toBeLessThanOrEqual(SILENCE_MS + 1_000);
+      expect(await waiting).toMatchObject({ ok: false });
+      // Opened again by itself: a new connection reaches the proxy (and waits there, unanswered).
+      await waitFor(() => p.accepted > acceptedBefore, 'a new connection', 10_000);
+      await p.setMode('pass');
+      await waitFor(isConnected, 'connected again', SILENCE_MS + 10_000);
+      await waitFor(async () => (await conn.publish(target, message(2), 5_000)).ok, 'a publish to succeed again', 10_000, 200);
+    });
   }
 });

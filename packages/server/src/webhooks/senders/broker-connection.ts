@@ -34,6 +34,17 @@ export interface ConnectionLimits {
 }
 
 /**
+ * How long a broker may leave svc unanswered before its connection is dropped and opened again (reconnected as after
+ * any loss): a broker whose host still takes bytes and never answers (a paused process, a stalled VM, a path that drops
+ * the replies) was otherwise found by RabbitMQ's own 60 s heartbeat after about 2 minutes, by the NATS client's default
+ * pings after 4-6 minutes, and on Redis never, while every attempt waited out its timeout. Each client asks in thirds of
+ * it (a RabbitMQ heartbeat, a NATS PING, a Redis PING: a few bytes each way every 5 s while idle), so a silent
+ * connection is dropped 10-15 s after the broker's last answer.
+ */
+export const BROKER_SILENCE_MS = 15_000;
+export const silenceMs = (limits?: ConnectionLimits): number => limits?.silenceMs ?? BROKER_SILENCE_MS;
+
+/**
  * How long closing a connection waits for the broker to answer (RabbitMQ's CloseOk) before its socket is destroyed
  * instead. A broker that answers closes in milliseconds; one that stopped answering between svc's close and its reply
  * left amqplib waiting for ever, and the worker's stop (SIGTERM of `svc serve`) with it.

@@ -2,7 +2,7 @@ import { ClosedConnectionError, connect, DrainingConnectionError, type Connectio
 import type { BrokerSetting } from '../../config/brokers.js';
 import { envelopeEvent, expandAddress } from '../address-template.js';
 import type { TargetRow } from '../targets-store.js';
-import { errorDetail, NOT_CONNECTED, Supervisor, type BrokerConnection, type ConnectionEvents, type PublishResult } from './broker-connection.js';
+import { errorDetail, NOT_CONNECTED, silenceMs, Supervisor, type BrokerConnection, type ConnectionEvents, type ConnectionLimits, type PublishResult } from './broker-connection.js';
 import { JetStreamAcks } from './jetstream-acks.js';
 import type { OutgoingMessage } from './sender.js';
 
@@ -14,14 +14,26 @@ import type { OutgoingMessage } from './sender.js';
  * Once connected the client reconnects by itself (maxReconnectAttempts -1, a second apart) and says so in its status
  * events; the first connection, which the client would wait for in connect(), is the Supervisor's to retry.
  */
-export function natsConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number): BrokerConnection {
+export function natsConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number, limits?: ConnectionLimits): BrokerConnection {
   let acks: JetStreamAcks | null = null;
   const lostWith = (detail: string | null) => `The connection to the broker "${setting.name}" was lost before the acknowledgement${detail === null ? '' : ` (${detail})`}.`;
   const lost = lostWith(null);
   const supervisor = new Supervisor<NatsConnection>(
     // noAsyncTraces: the client would otherwise make an Error with a stack trace for each subscription's and request's
     // start, for where a failure began; svc keeps only a failure's code and message.
-    () => connect({ ...connectOptions(setting.url), timeout: timeoutMs, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, name: 'svc', noAsyncTraces: true }),
+    // A PING every third of the silence allowed; the client drops the connection (and reconnects) at a tick that finds
+    // two still unanswered. Its default is one every 2 minutes.
+    () =>
+      connect({
+        ...connectOptions(setting.url),
+        timeout: timeoutMs,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1_000,
+        pingInterval: Math.round(silenceMs(limits) / 3),
+        maxPingOut: 2,
+        name: 'svc',
+        noAsyncTraces: true,
+      }),
     async (nc) => {
       let current: JetStreamAcks;
       try {

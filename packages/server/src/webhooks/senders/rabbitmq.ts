@@ -3,7 +3,7 @@ import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
 import type { BrokerSetting } from '../../config/brokers.js';
 import { envelopeEvent, expandAddress } from '../address-template.js';
 import type { TargetRow } from '../targets-store.js';
-import { errorDetail, NOT_CONNECTED, Supervisor, type BrokerConnection, type ConnectionEvents, type PublishResult } from './broker-connection.js';
+import { errorDetail, NOT_CONNECTED, silenceMs, Supervisor, type BrokerConnection, type ConnectionEvents, type ConnectionLimits, type PublishResult } from './broker-connection.js';
 import type { OutgoingMessage } from './sender.js';
 
 /**
@@ -24,14 +24,15 @@ interface ExchangeChannel {
   closedBy: unknown;
 }
 
-export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number): BrokerConnection {
+export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEvents, timeoutMs: number, limits?: ConnectionLimits): BrokerConnection {
+  const url = withHeartbeat(setting.url, Math.max(1, Math.round(silenceMs(limits) / 3_000)));
   let model: ChannelModel | null = null;
   /** Why the broker blocked this connection's publishes (connection.blocked), while it does. */
   let blocked: string | null = null;
   const channels = new Map<string, Promise<ExchangeChannel>>();
 
   const supervisor = new Supervisor<ChannelModel>(
-    () => amqp.connect(setting.url, { timeout: timeoutMs, clientProperties: { connection_name: 'svc' } }),
+    () => amqp.connect(url, { timeout: timeoutMs, clientProperties: { connection_name: 'svc' } }),
     async (conn) => {
       // An 'error' is always followed by 'close'; without a listener it would be thrown.
       conn.on('error', () => {});
@@ -112,4 +113,13 @@ export function rabbitmqConnection(setting: BrokerSetting, events: ConnectionEve
   }
 
   return supervisor.connection(publish);
+}
+
+/**
+ * The URL with a `heartbeat` (seconds) of a third of the silence allowed, unless it names its own: amqplib asks for
+ * none, so the broker's (60 s) applied, and it gives a connection up after two heartbeats missed (2-3 of them).
+ */
+function withHeartbeat(url: string, seconds: number): string {
+  if (/[?&]heartbeat=/.test(url)) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}heartbeat=${seconds}`;
 }
