@@ -93,6 +93,12 @@ export interface OpenOptions {
   logger?: Logger;
   clock?: Clock;
   resolver?: Resolver;
+  /**
+   * A command that changes what a database holds (admin create, token create, admin-token create, prune) opens only
+   * a SQLite database that exists: a mistyped path made a new empty database there (and a key beside it), and the
+   * token or admin went into it, working nowhere, with status 0. `svc serve` and `svc migrate` make a new one.
+   */
+  existing?: boolean;
 }
 
 /**
@@ -101,6 +107,10 @@ export interface OpenOptions {
  */
 export async function openContext(config: Config, options: OpenOptions = {}): Promise<Context> {
   const logger = options.logger ?? createLogger(config);
+  const file = sqlitePath(config.databaseUrl);
+  if (options.existing && file !== null && file !== ':memory:' && !existsSync(file)) {
+    throw new ConfigError('SVC_DATABASE_URL', `names no database (${file} does not exist): svc serve or svc migrate makes one; this command works on an existing one`);
+  }
   const key = resolveSecretKey(config);
   const database = await connect(config.databaseUrl, connectOptions(config));
   try {

@@ -141,7 +141,7 @@ admin
   .requiredOption('--password <password>', 'at least 12 characters')
   .action(async (opts: { email: string; password: string }) => {
     const c = config();
-    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    const ctx = await openContext(c, { logger: quietLogger(c), existing: true }).catch(die);
     try {
       const { createAdmin } = await import('../auth/setup.js');
       const created = await createAdmin(ctx, opts.email, opts.password);
@@ -162,7 +162,7 @@ token
   .option('--collection <name...>', 'limit the token to these collections (default: all)')
   .action(async (opts: { name: string; scope?: string[]; collection?: string[] }) => {
     const c = config();
-    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    const ctx = await openContext(c, { logger: quietLogger(c), existing: true }).catch(die);
     try {
       const created = await createApiToken(ctx, { name: opts.name, scopes: (opts.scope ?? [...SCOPES]) as Scope[], collections: opts.collection ?? null });
       process.stdout.write(`${created.token}\n`);
@@ -182,7 +182,7 @@ adminToken
   .addOption(new Option('--scope <scope...>', 'admin:read, admin:webhooks, admin:collections, admin:tokens').choices(ADMIN_SCOPES as string[]).makeOptionMandatory())
   .action(async (opts: { name: string; scope: string[] }) => {
     const c = config();
-    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    const ctx = await openContext(c, { logger: quietLogger(c), existing: true }).catch(die);
     try {
       const created = await createAdminToken(ctx, { name: opts.name, scopes: opts.scope as AdminScope[], createdBy: CLI_CREATOR });
       process.stdout.write(`${created.token}\n`);
@@ -264,7 +264,7 @@ program
   .option('--dry-run', 'count what would be removed, remove nothing')
   .action(async (opts: { dryRun?: boolean }) => {
     const c = config();
-    const ctx = await openContext(c, { logger: quietLogger(c) }).catch(die);
+    const ctx = await openContext(c, { logger: quietLogger(c), existing: true }).catch(die);
     try {
       // A server may be running on the same database: its writes must get in between this pass's batches.
       const counts = await prunePass(ctx, { dryRun: opts.dryRun === true, othersWrite: true });

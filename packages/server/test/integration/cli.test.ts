@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +55,29 @@ describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toMatch(/SVC_SECRET_KEY.*does not match/);
   });
+
+  it.runIf(dialect === 'sqlite')('admin create, token create, admin-token create and prune refuse a SQLite path that holds no database, making nothing there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-typo-'));
+    try {
+      const typo = { ...env, SVC_DATABASE_URL: `sqlite:${join(dir, 'svc-typo.db')}` };
+      delete (typo as Record<string, string>).SVC_SECRET_KEY;
+      for (const args of [
+        ['admin', 'create', '--email', 'typo@example.com', '--password', 'long enough password'],
+        ['token', 'create', '--name', 'typo'],
+        ['admin-token', 'create', '--name', 'typo', '--scope', 'admin:read'],
+        ['prune'],
+      ]) {
+        const res = await svc(args, typo);
+        expect(res.code, args.join(' ')).toBe(1);
+        expect(res.stdout).toBe('');
+        expect(res.stderr).toMatch(/SVC_DATABASE_URL: names no database \(.*svc-typo\.db does not exist\)/);
+      }
+      // Neither a database nor a key file beside it.
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('--help lists every command', async () => {
     const res = await svc(['--help'], env);
