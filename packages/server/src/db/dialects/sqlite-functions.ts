@@ -16,6 +16,13 @@ export class OverBudgetError extends Error {
  */
 export interface MainBudget {
   deadline: number;
+  /**
+   * A records statement outgrew its budget on the main connection in this turn of the event loop (readerKysely): the
+   * next ones are refused there at once, before they run, and go to a reader thread. Statements queue for the main
+   * connection and each one's turn comes in a microtask of the one before, so a flag read when a statement was asked
+   * for (not when it is prepared) let every queued one spend its budget too.
+   */
+  overran: boolean;
 }
 
 /**

@@ -6,7 +6,7 @@ import { CompiledQuery, Kysely, SqliteDialect, sql, type SqliteDatabase } from '
 import { GroupCommit } from '../group-commit.js';
 import type { Tables } from '../tables.js';
 import { sqliteJobs } from './sqlite/jobs.js';
-import { registerQueryFunctions, type MainBudget } from './sqlite-functions.js';
+import { OverBudgetError, registerQueryFunctions, type MainBudget } from './sqlite-functions.js';
 import { ARRAY_ROWS, statementCache } from './sqlite-statements.js';
 import { ReaderPool, ReaderTimeoutError, readerKysely } from './sqlite-readers.js';
 import { onWriterThread } from './sqlite-writer-thread.js';
@@ -156,7 +156,9 @@ function withStatementCache(native: SQLite.Database, budget: MainBudget, budgetM
       // then failed with "no transaction is active", an error that replaced the one saying why (outages, SPEC §12).
       const text = query === 'begin' ? 'begin immediate' : query === 'rollback' && !native.inTransaction ? 'select 0 where 0' : query;
       // Kysely runs the statement right after preparing it, in the same turn: the budget is this statement's.
-      budget.deadline = text.includes(ROW_CHECK) ? performance.now() + budgetMs : Infinity;
+      const checked = text.includes(ROW_CHECK);
+      if (checked && budget.overran) throw new OverBudgetError();
+      budget.deadline = checked ? performance.now() + budgetMs : Infinity;
       return cached(text);
     },
   };
@@ -188,7 +190,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
   native.pragma('foreign_keys = ON');
   // An in-memory database is this connection's alone: no other connection can read it.
   const pool = readers.count > 0 && path !== ':memory:' ? new ReaderPool(path, readers.count, readers.timeoutMs) : null;
-  const budget: MainBudget = { deadline: Infinity };
+  const budget: MainBudget = { deadline: Infinity, overran: false };
   // Set while heavy work holds the main connection: records queries then go straight to a reader thread.
   const mainHeld = { held: false };
   registerQueryFunctions(native, budget);
@@ -197,7 +199,7 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
   emitter.setMaxListeners(0);
   const grouped = new GroupCommit(db);
   const changing = new Set<string>();
-  const queries = pool ? readerKysely(pool, db, mainHeld) : db;
+  const queries = pool ? readerKysely(pool, db, mainHeld, budget) : db;
   return {
     db,
     queries,
