@@ -12,6 +12,7 @@ import { CLI_CREATOR, createAdminToken } from '../auth/admin-tokens.js';
 import { createApiToken } from '../auth/api-tokens.js';
 import { SCOPES, type Scope } from '../auth/api-tokens-store.js';
 import { AppError } from '../errors.js';
+import { sqlitePath } from '../db/connect.js';
 import { drainLogger, migrationsToApply, openContext, startProcess, type Running } from '../runtime.js';
 import { PRUNED_TABLES, prunePass } from '../retention.js';
 import { pino } from 'pino';
@@ -19,9 +20,28 @@ import { pino } from 'pino';
 /** Errors go to stderr with exit status 1; a command's result alone goes to stdout. */
 function die(err: unknown): never {
   const message =
-    err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof AppError ? `${err.code}: ${err.message}` : (err as Error)?.message ?? String(err);
+    err instanceof ConfigError
+      ? `configuration error: ${err.message}`
+      : err instanceof AppError
+        ? `${err.code}: ${err.message}`
+        : (lockedText(err) ?? (err as Error)?.message ?? String(err));
   process.stderr.write(`svc: ${message}\n`);
   process.exit(1);
+}
+
+/**
+ * SQLite's "database is locked" (SQLITE_BUSY after its 5 s busy timeout) named neither the database nor who holds it:
+ * a one-shot command beside a process that kept the write lock longer than that.
+ */
+function lockedText(err: unknown): string | null {
+  if ((err as { code?: unknown } | null)?.code !== 'SQLITE_BUSY') return null;
+  let where = 'the database';
+  try {
+    where = sqlitePath(loadConfig().databaseUrl) ?? where;
+  } catch {
+    // The configuration's own error was reported before any database was opened.
+  }
+  return `${where} is locked: another process has held its write lock for over 5 s (a long write of a running svc, svc migrate, svc restore); try again`;
 }
 
 function config(): Config {

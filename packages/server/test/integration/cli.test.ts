@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import SQLite from 'better-sqlite3';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,21 @@ describe.each(DIALECTS)('the svc command (%s)', (dialect) => {
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it.runIf(dialect === 'sqlite')('a one-shot command beside a process holding the write lock names the database that is locked', async () => {
+    const path = db.url.slice('sqlite:'.length);
+    const holder = new SQLite(path);
+    try {
+      holder.exec('begin immediate');
+      const res = await svc(['token', 'create', '--name', 'locked'], env);
+      expect(res.code).toBe(1);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toContain(`${path} is locked: another process has held its write lock for over 5 s`);
+    } finally {
+      holder.exec('rollback');
+      holder.close();
     }
   }, 120_000);
 

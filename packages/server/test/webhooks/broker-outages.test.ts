@@ -235,7 +235,7 @@ describe.each(DIALECTS)('broker outages (%s)', (dialect) => {
     try {
       conn.start();
       // Closed once the fourth is dropped, never while its cut may land between amqplib's close and its CloseOk (that
-      // close would never settle).
+      // close would wait out the 2 s limit, CLOSE_LIMIT_MS, before its socket is destroyed).
       await waitFor(() => reports.filter((r) => r.up).length >= 4 && !reports.at(-1)!.up, 'four connections opened and dropped', 20_000);
     } finally {
       await conn.close();
