@@ -18,9 +18,10 @@ export const jobStateArms = (stateColumn: string): readonly [settled: RawBuilder
  * correlated `not exists` the planner, its statistics taken while few jobs were in flight, compared every event with
  * every job in flight: a retention pass walking 10,000 kept events beside 10,000 jobs in flight touched 110 million
  * rows (~10 s; test retention-in-flight-cost). On SQLite the set is read from the leases' index once per statement.
+ * `inFlightWhere` (default `where`) is the condition as the set reads it, where an index must not be chosen by it.
  */
-export function noJobOfEvent(eventColumn: string, where: RawBuilder<boolean>): RawBuilder<boolean> {
+export function noJobOfEvent(eventColumn: string, where: RawBuilder<boolean>, inFlightWhere: RawBuilder<boolean> = where): RawBuilder<boolean> {
   const [settled, inFlight] = jobStateArms('j.state');
   return sql<boolean>`not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and ${where} and ${settled})
-    and ${sql.ref(eventColumn)} not in (select j.event_id from delivery_jobs j where ${inFlight} and ${where})`;
+    and ${sql.ref(eventColumn)} not in (select j.event_id from delivery_jobs j where ${inFlight} and ${inFlightWhere})`;
 }

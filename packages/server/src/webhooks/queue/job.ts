@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
-import { jobStateArms } from '../../db/job-state-arms.js';
+import { noJobOfEvent } from '../../db/job-state-arms.js';
 import type { DeliveryId, WebhookId } from '../../lib/ids.js';
 import type { AttemptTrace } from '../connection-trace.js';
 
@@ -62,18 +62,12 @@ export const unfinishedJobIds = (webhookId: WebhookId): RawBuilder<{ id: string 
       union all select id from delivery_jobs where state = 'delivering' and webhook_id = ${webhookId}`;
 
 /**
- * No job of this target for the event in `eventColumn` (replay's guard). The settled jobs are probed per event in the
- * event's index; the jobs in flight, in no index by event on PostgreSQL (migration 021), are the target's set read
- * once per statement: `not in` is never made a join there, and its set is hashed. As a correlated `not exists` the
- * planner, its statistics taken when few jobs were in flight, expected one and compared every event with every job
- * in flight: a replay of 50,000 events took 49-51 s beside a worker whose unwritten results kept 40,000 of its jobs
- * in flight (1.2-1.4 s on SQLite), one batch of 500 events 2.3 million rows compared with 4,600 in flight.
- * event_id is never null, so `not in` means what `not exists` did. The set is read from the leases' index (jobs in
- * flight only, on both databases): `webhook_id || ''` keeps SQLite off the target's index, which holds all its jobs
- * (there a batch's insert read every job the replay had made so far: with 5,000, 1.8 ms against 1.4 ms).
+ * No job of this target for the event in `eventColumn` (replay's guard; noJobOfEvent: settled jobs probed per event,
+ * the target's jobs in flight read once per statement as a set). Per event, a replay of 50,000 events took 49-51 s on
+ * PostgreSQL beside a worker whose unwritten results kept 40,000 of its jobs in flight (1.2-1.4 s on SQLite). The set
+ * is read from the leases' index (jobs in flight only, on both databases): `webhook_id || ''` keeps SQLite off the
+ * target's index, which holds all its jobs (there a batch's insert read every job the replay had made so far: with
+ * 5,000, 1.8 ms against 1.4 ms).
  */
-export const noJobOfTarget = (eventColumn: string, webhookId: string): RawBuilder<boolean> => {
-  const [settled, inFlight] = jobStateArms('j.state');
-  return sql<boolean>`not exists (select 1 from delivery_jobs j where j.event_id = ${sql.ref(eventColumn)} and j.webhook_id = ${webhookId} and ${settled})
-    and ${sql.ref(eventColumn)} not in (select j.event_id from delivery_jobs j where ${inFlight} and j.webhook_id || '' = ${webhookId})`;
-};
+export const noJobOfTarget = (eventColumn: string, webhookId: string): RawBuilder<boolean> =>
+  noJobOfEvent(eventColumn, sql<boolean>`j.webhook_id = ${webhookId}`, sql<boolean>`j.webhook_id || '' = ${webhookId}`);
