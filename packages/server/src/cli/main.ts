@@ -13,6 +13,7 @@ import { createApiToken } from '../auth/api-tokens.js';
 import { SCOPES, type Scope } from '../auth/api-tokens-store.js';
 import { AppError } from '../errors.js';
 import { sqlitePath } from '../db/connect.js';
+import { takeServeLock } from '../db/serve-lock.js';
 import { drainLogger, migrationsToApply, openContext, startProcess, type Running } from '../runtime.js';
 import { PRUNED_TABLES, prunePass } from '../retention.js';
 import { pino } from 'pino';
@@ -57,6 +58,10 @@ const quietLogger = (_c: Config) => pino({ level: 'warn', base: { service: 'svc'
 
 async function runForever(parts: { api: boolean; worker: boolean }): Promise<void> {
   const c = config();
+  // One serve per SQLite file (db/serve-lock.ts), checked before anything is opened, migrated or listened on.
+  // `svc worker` takes no such lock: any number run beside the serve. An in-memory database is the process's own.
+  const file = sqlitePath(c.databaseUrl);
+  if (parts.api && file !== null && file !== ':memory:') takeServeLock(file);
   const ctx = await openContext(c);
   const running: Running = await startProcess(ctx, parts);
   let stopping = false;
