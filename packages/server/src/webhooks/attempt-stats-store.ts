@@ -100,3 +100,99 @@ export async function durationAtRank(db: Kysely<Tables>, w: Window, rank: number
 
 export const durationAtRankQuery = (db: Kysely<Tables>, w: Window, rank: number) =>
   inWindow(db, w).select('duration_ms').orderBy('duration_ms').limit(1).offset(rank - 1);
+
+/**
+ * The same window for a page of targets at once (the health overview, GET /admin/v1/webhooks/stats): each half reads
+ * one range of its index per target (`webhook_id in (…)` beside the bounds on the start), as the single-target reads
+ * do, so a page costs what its targets' windows hold and nothing of other targets or of the history.
+ */
+export interface TargetsWindow extends Omit<Window, 'webhookId'> {
+  webhookIds: readonly string[];
+}
+
+const inTargetsWindow = (db: Kysely<Tables>, w: TargetsWindow) =>
+  db.selectFrom(
+    db
+      .selectFrom('delivery_attempts_rows')
+      .select([sql<string>`webhook_id`.as('webhook_id'), 'started_at', 'duration_ms', 'error_code'])
+      .where('webhook_id', 'in', w.webhookIds)
+      .where('started_at', '>=', w.from)
+      .where('started_at', '<=', w.to)
+      .$if(Boolean(w.rowCheck), (q) => q.where(sql.raw<boolean>(w.rowCheck!)))
+      .unionAll(
+        db
+          .selectFrom('delivery_jobs')
+          .select([
+            sql<string>`webhook_id`.as('webhook_id'),
+            sql<number>`success_started_at`.as('started_at'),
+            sql<number>`success_duration_ms`.as('duration_ms'),
+            sql<string | null>`cast(null as text)`.as('error_code'),
+          ])
+          .where('webhook_id', 'in', w.webhookIds)
+          .where('success_started_at', '>=', w.from)
+          .where('success_started_at', '<=', w.to)
+          .$if(Boolean(w.rowCheck), (q) => q.where(sql.raw<boolean>(w.rowCheck!))),
+      )
+      .as('attempt'),
+  );
+
+export interface TargetHourCounts extends HourCounts {
+  webhookId: string;
+}
+
+/** Attempts per target and hour of the window, in one statement (pairs without attempts are absent). */
+export async function countsByTargetHour(db: Kysely<Tables>, w: TargetsWindow): Promise<TargetHourCounts[]> {
+  if (w.webhookIds.length === 0) return [];
+  const rows = await countsByTargetHourQuery(db, w).execute();
+  return rows.map((r) => ({
+    webhookId: r.webhook_id,
+    hour: Number(r.hour) * HOUR_MS,
+    succeeded: Number(r.succeeded),
+    failed: Number(r.total) - Number(r.succeeded),
+    lastSuccessAt: num(r.last_success),
+    lastFailureAt: num(r.last_failure),
+  }));
+}
+
+export function countsByTargetHourQuery(db: Kysely<Tables>, w: TargetsWindow) {
+  const hour = sql<number>`started_at / ${sql.lit(HOUR_MS)}`;
+  const ok = sql`error_code is null`;
+  return inTargetsWindow(db, w)
+    .select([
+      'webhook_id',
+      hour.as('hour'),
+      sql<number>`count(*)`.as('total'),
+      sql<number>`sum(case when ${ok} then 1 else 0 end)`.as('succeeded'),
+      sql<number | null>`max(case when ${ok} then started_at end)`.as('last_success'),
+      sql<number | null>`max(case when ${ok} then null else started_at end)`.as('last_failure'),
+    ])
+    .groupBy(['webhook_id', hour]);
+}
+
+/**
+ * Each target's durations at the nearest ranks of p50 and p95 (⌈0.5·n⌉ = (n+1)/2 and ⌈0.95·n⌉ = n − ⌊n/20⌋, in
+ * integers), in one statement: the window's attempts numbered by duration within their target, as durationAtRank
+ * orders them, and only the rows at those ranks returned (one or two a target). The rank and count come from one
+ * window definition, so each database sorts the page's attempts once.
+ */
+export async function durationsAtRanks(db: Kysely<Tables>, w: TargetsWindow): Promise<Array<{ webhookId: string; rank: number; count: number; durationMs: number }>> {
+  if (w.webhookIds.length === 0) return [];
+  const rows = await durationsAtRanksQuery(db, w).execute();
+  return rows.map((r) => ({ webhookId: r.webhook_id, rank: Number(r.rn), count: Number(r.n), durationMs: Number(r.duration_ms) }));
+}
+
+export function durationsAtRanksQuery(db: Kysely<Tables>, w: TargetsWindow) {
+  const byDuration = sql`partition by webhook_id order by duration_ms rows between unbounded preceding and unbounded following`;
+  const ranked = inTargetsWindow(db, w)
+    .select([
+      'webhook_id',
+      'duration_ms',
+      sql<number>`row_number() over (${byDuration})`.as('rn'),
+      sql<number>`count(*) over (${byDuration})`.as('n'),
+    ])
+    .as('ranked');
+  return db
+    .selectFrom(ranked)
+    .select(['webhook_id', 'duration_ms', 'rn', 'n'])
+    .where(sql<boolean>`rn = (n + 1) / 2 or rn = n - n / 20`);
+}

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.js';
-import { countsByHour, durationAtRank, HOUR_MS, type Window } from './attempt-stats-store.js';
+import { countsByHour, countsByTargetHour, durationAtRank, durationsAtRanks, HOUR_MS, type HourCounts, type TargetsWindow, type Window } from './attempt-stats-store.js';
 
 /**
  * A target's health over a window ending now (SPEC §10): attempts, success rate, latency percentiles, the last
@@ -25,9 +25,49 @@ export const nearestRank = (p: number, n: number): number => Math.max(1, Math.ce
 
 export async function targetHealth(db: Kysely<Tables>, opts: { webhookId: string; since: number; now: number; rowCheck?: string | null }): Promise<TargetHealth> {
   const w: Window = { webhookId: opts.webhookId, from: opts.since, to: opts.now, rowCheck: opts.rowCheck ?? null };
-  const hours = new Map((await countsByHour(db, w)).map((h) => [h.hour, h]));
+  const hours = await countsByHour(db, w);
+  const total = hours.reduce((n, h) => n + h.succeeded + h.failed, 0);
+  const [p50, p95] = total === 0 ? [null, null] : await Promise.all([durationAtRank(db, w, nearestRank(0.5, total)), durationAtRank(db, w, nearestRank(0.95, total))]);
+  return health(hours, p50, p95, opts);
+}
+
+/**
+ * The health of a page of targets over one window (GET /admin/v1/webhooks/stats), each exactly what targetHealth
+ * answers for it, in two statements whatever the page's size: the attempts by target and hour, and the durations at
+ * each target's two ranks. Every id asked for is in the answer (without attempts: zeros and nulls).
+ */
+export async function targetsHealth(
+  db: Kysely<Tables>,
+  opts: { webhookIds: readonly string[]; since: number; now: number; rowCheck?: string | null },
+): Promise<Map<string, TargetHealth>> {
+  const w: TargetsWindow = { webhookIds: opts.webhookIds, from: opts.since, to: opts.now, rowCheck: opts.rowCheck ?? null };
+  const [hours, ranked] = await Promise.all([countsByTargetHour(db, w), durationsAtRanks(db, w)]);
+  const hoursOf = new Map<string, HourCounts[]>();
+  for (const h of hours) {
+    const list = hoursOf.get(h.webhookId);
+    if (list) list.push(h);
+    else hoursOf.set(h.webhookId, [h]);
+  }
+  const percentiles = new Map<string, { p50: number | null; p95: number | null }>();
+  for (const r of ranked) {
+    const p = percentiles.get(r.webhookId) ?? { p50: null, p95: null };
+    if (r.rank === nearestRank(0.5, r.count)) p.p50 = r.durationMs;
+    if (r.rank === nearestRank(0.95, r.count)) p.p95 = r.durationMs;
+    percentiles.set(r.webhookId, p);
+  }
+  const out = new Map<string, TargetHealth>();
+  for (const id of opts.webhookIds) {
+    const p = percentiles.get(id);
+    out.set(id, health(hoursOf.get(id) ?? [], p?.p50 ?? null, p?.p95 ?? null, opts));
+  }
+  return out;
+}
+
+/** A target's health from its window's hours and the durations at its two ranks. */
+function health(hourList: readonly HourCounts[], p50: number | null, p95: number | null, window: { since: number; now: number }): TargetHealth {
+  const hours = new Map(hourList.map((h) => [h.hour, h]));
   const buckets: TargetHealth['buckets'] = [];
-  for (let start = Math.floor(opts.since / HOUR_MS) * HOUR_MS; start <= opts.now; start += HOUR_MS) {
+  for (let start = Math.floor(window.since / HOUR_MS) * HOUR_MS; start <= window.now; start += HOUR_MS) {
     const h = hours.get(start);
     buckets.push({ start, succeeded: h?.succeeded ?? 0, failed: h?.failed ?? 0 });
   }
@@ -42,11 +82,10 @@ export async function targetHealth(db: Kysely<Tables>, opts: { webhookId: string
     if (h.lastFailureAt !== null) lastFailureAt = Math.max(lastFailureAt ?? 0, h.lastFailureAt);
   }
   const total = succeeded + failed;
-  const [p50, p95] = total === 0 ? [null, null] : await Promise.all([durationAtRank(db, w, nearestRank(0.5, total)), durationAtRank(db, w, nearestRank(0.95, total))]);
   return {
     attempts: { total, succeeded, failed },
     successRate: total === 0 ? null : succeeded / total,
-    latencyMs: { p50, p95 },
+    latencyMs: total === 0 ? { p50: null, p95: null } : { p50, p95 },
     lastSuccessAt,
     lastFailureAt,
     buckets,

@@ -168,6 +168,13 @@ export async function listTargets(db: Kysely<Tables>, afterId: string | null, li
   return (await q.execute()).map(toTarget);
 }
 
+/** The ids of a page of live targets, in the order and from the cursor of listTargets (the health overview's pages). */
+export async function listTargetIds(db: Kysely<Tables>, afterId: string | null, limit: number): Promise<string[]> {
+  let q = db.selectFrom('webhooks').select('id').where('deleted_at', 'is', null).orderBy('id').limit(limit);
+  if (afterId !== null) q = q.where('id', '>', afterId);
+  return (await q.execute()).map((r) => r.id);
+}
+
 /** Every enabled target (the worker's view; the table holds targets, not traffic, so it stays small). */
 export async function enabledTargets(db: Kysely<Tables>): Promise<TargetRow[]> {
   return (await live(db).where('enabled', '=', 1).orderBy('id').execute()).map(toTarget);

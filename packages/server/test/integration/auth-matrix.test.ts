@@ -32,6 +32,7 @@ const ADMIN_ROUTES: Array<[string, string]> = [
   ['POST', '/admin/v1/webhooks/wh_01J0000000000000000000000A/rotate-secret'],
   ['POST', '/admin/v1/webhooks/wh_01J0000000000000000000000A/test'],
   ['GET', '/admin/v1/webhooks/wh_01J0000000000000000000000A/stats'],
+  ['GET', '/admin/v1/webhooks/stats'],
   ['POST', '/admin/v1/webhooks/wh_01J0000000000000000000000A/recover'],
   ['POST', '/admin/v1/webhooks/wh_01J0000000000000000000000A/replay'],
   ['GET', '/admin/v1/deliveries'],

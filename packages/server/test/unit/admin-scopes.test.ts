@@ -41,6 +41,7 @@ const EXPECTED: Record<string, string | null> = {
   'GET /admin/v1/webhooks': 'admin:read',
   'GET /admin/v1/webhooks/:id': 'admin:read',
   'GET /admin/v1/webhooks/:id/stats': 'admin:read',
+  'GET /admin/v1/webhooks/stats': 'admin:read',
   'POST /admin/v1/webhooks': 'admin:webhooks',
   'PATCH /admin/v1/webhooks/:id': 'admin:webhooks',
   'DELETE /admin/v1/webhooks/:id': 'admin:webhooks',

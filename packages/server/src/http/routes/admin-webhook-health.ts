@@ -4,11 +4,13 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../lib/clock.js';
+import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { storedEventJudges } from '../../records/subscription-filter.js';
 import { recoverTarget, replayTarget, type Window } from '../../webhooks/recover-replay.js';
 import { requireTarget } from '../../webhooks/targets.js';
-import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, targetHealth } from '../../webhooks/target-health.js';
+import { listTargetIds } from '../../webhooks/targets-store.js';
+import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, targetHealth, targetsHealth, type TargetHealth } from '../../webhooks/target-health.js';
 import { errorResponses } from '../schemas.js';
 
 /** A target's health, and sending it what it missed (SPEC §10 "Target health", "Recover and replay"). */
@@ -47,10 +49,78 @@ function windowOf(ctx: Context, body: { since: string; until?: string }): Window
   return { since, until };
 }
 
+/** The most targets a page of GET /admin/v1/webhooks/stats holds: 200 targets' week is 33,800 buckets (~1.9 MB). */
+export const STATS_PAGE_MAX = 200;
+
+/** A stats request's `since` as Unix ms: by default 24 hours ago; at most 7 days back and not in the future. */
+function sinceOf(raw: string | undefined, now: number): number {
+  const since = raw === undefined ? now - DEFAULT_HEALTH_WINDOW_MS : parseTime(raw, 'since', 'invalid_query');
+  if (since < now - MAX_HEALTH_WINDOW_MS) {
+    throw new AppError('invalid_query', 'since may be at most 7 days back.', { errors: [{ path: 'since', message: 'more than 7 days back' }] });
+  }
+  if (since > now) throw new AppError('invalid_query', 'since is in the future.', { errors: [{ path: 'since', message: 'in the future' }] });
+  return since;
+}
+
+const time = (ms: number | null) => (ms === null ? null : iso(ms));
+const present = (h: TargetHealth) => ({
+  ...h,
+  lastSuccessAt: time(h.lastSuccessAt),
+  lastFailureAt: time(h.lastFailureAt),
+  buckets: h.buckets.map((b) => ({ ...b, start: iso(b.start) })),
+});
+
 export const adminWebhookHealthRoutes =
   (ctx: Context): FastifyPluginAsync =>
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    const timedOut = (err: unknown): never => {
+      if (ctx.database.caps.isQueryTimeout(err)) throw new AppError('query_timeout', 'The statistics took longer than the query timeout; ask for a shorter window (since).');
+      throw err;
+    };
+
+    // Registered beside /admin/v1/webhooks/:id: find-my-way takes a static segment before a parameter, and `stats` was
+    // never a target id (ids match wh_…: the path answered 404 not_found before this route existed).
+    app.get('/admin/v1/webhooks/stats', {
+      schema: {
+        operationId: 'listWebhookStats',
+        summary: "Every live target's health since a time (default 24 h, at most 7 days back), a page of targets at a time",
+        description:
+          'Items in the order of GET /admin/v1/webhooks (by id; deleted targets absent, disabled ones included), each target\'s `stats` exactly what ' +
+          'GET /admin/v1/webhooks/{id}/stats answers for the same `since`. A cursor of either list is good for the other. Computed in a fixed ' +
+          'number of statements a page, whatever its size.',
+        tags: ['webhooks'],
+        security,
+        querystring: Type.Object(
+          {
+            since: Type.Optional(DateTime),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: STATS_PAGE_MAX, default: 50 })),
+            cursor: Type.Optional(Type.String({ maxLength: 400 })),
+          },
+          strict,
+        ),
+        response: {
+          200: Type.Object(
+            {
+              items: Type.Array(Type.Object({ webhookId: Type.String(), stats: TargetStats }, strict)),
+              nextCursor: Nullable(Type.String()),
+            },
+            strict,
+          ),
+          ...errorResponses(400, 401, 403),
+        },
+      },
+    }, async (request) => {
+      const now = ctx.clock.now();
+      const since = sinceOf(request.query.since, now);
+      const limit = request.query.limit ?? 50;
+      const after = decodeCursor(request.query.cursor, idPattern('wh'));
+      const ids = await listTargetIds(ctx.database.db, after, limit + 1);
+      const page = ids.slice(0, limit);
+      const health = await targetsHealth(ctx.database.queries, { webhookIds: page, since, now, rowCheck: ctx.database.caps.query.rowCheck }).catch(timedOut);
+      const items = page.map((id) => ({ webhookId: id, stats: present(health.get(id)!) }));
+      return pageWithin(items, limit, ctx.config.listMaxBytes, (item) => item.webhookId, jsonBytes, ids.length > limit);
+    });
 
     app.get('/admin/v1/webhooks/:id/stats', {
       schema: {
@@ -65,24 +135,10 @@ export const adminWebhookHealthRoutes =
     }, async (request) => {
       const target = await requireTarget(ctx, request.params.id);
       const now = ctx.clock.now();
-      const since = request.query.since === undefined ? now - DEFAULT_HEALTH_WINDOW_MS : parseTime(request.query.since, 'since', 'invalid_query');
-      if (since < now - MAX_HEALTH_WINDOW_MS) {
-        throw new AppError('invalid_query', 'since may be at most 7 days back.', { errors: [{ path: 'since', message: 'more than 7 days back' }] });
-      }
-      if (since > now) throw new AppError('invalid_query', 'since is in the future.', { errors: [{ path: 'since', message: 'in the future' }] });
+      const since = sinceOf(request.query.since, now);
       // Its statements read every attempt of the window (a busy target's week: millions): where records queries run,
       // off SQLite's main thread and under SVC_QUERY_TIMEOUT_MS on both databases.
-      const h = await targetHealth(ctx.database.queries, { webhookId: target.id, since, now, rowCheck: ctx.database.caps.query.rowCheck }).catch((err: unknown) => {
-        if (ctx.database.caps.isQueryTimeout(err)) throw new AppError('query_timeout', 'The statistics took longer than the query timeout; ask for a shorter window (since).');
-        throw err;
-      });
-      const time = (ms: number | null) => (ms === null ? null : iso(ms));
-      return {
-        ...h,
-        lastSuccessAt: time(h.lastSuccessAt),
-        lastFailureAt: time(h.lastFailureAt),
-        buckets: h.buckets.map((b) => ({ ...b, start: iso(b.start) })),
-      };
+      return present(await targetHealth(ctx.database.queries, { webhookId: target.id, since, now, rowCheck: ctx.database.caps.query.rowCheck }).catch(timedOut));
     });
 
     app.post('/admin/v1/webhooks/:id/recover', {

@@ -1,0 +1,178 @@
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tables } from '../../src/db/tables.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { DIALECTS } from '../helpers/db.js';
+import { seedEvent } from '../helpers/queue-fixtures.js';
+
+/**
+ * GET /admin/v1/webhooks/stats: every live target's health a page at a time, each item's `stats` exactly what
+ * GET /admin/v1/webhooks/{id}/stats answers (docs/target-health.md "The overview of every target").
+ */
+const NOW = Date.UTC(2026, 10, 20, 10, 30);
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+const publicResolver = async () => [{ address: '93.184.216.34', family: 4 as const }];
+
+interface Attempt {
+  at: number;
+  ms: number;
+  ok: boolean;
+}
+
+let jobs = 0;
+/**
+ * A target's attempts as svc stores them: a success on its delivered job's row (migration 020) or, for some, as an
+ * attempt row (as before 020); a failure as an attempt row of a dead job.
+ */
+async function seedAttempts(db: Kysely<Tables>, webhookId: string, attempts: Attempt[]): Promise<void> {
+  for (const [i, a] of attempts.entries()) {
+    const id = `del_${String(++jobs).padStart(26, '0')}`;
+    const onRow = a.ok && i % 3 === 0;
+    await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start, next_attempt_at, created_at, updated_at,
+                                         success_started_at, success_duration_ms, success_status_code, success_snippet)
+              values (${id}, ${webhookId}, 'evt_1', 'record.created', 'issues', 'rec_1', ${a.ok ? 'delivered' : 'dead'}, 1, 0, ${a.at}, ${a.at}, ${a.at},
+                      ${a.ok && !onRow ? a.at : null}, ${a.ok && !onRow ? a.ms : null}, ${a.ok && !onRow ? 200 : null}, ${a.ok && !onRow ? '' : null})`.execute(db);
+    if (!a.ok || onRow) {
+      await sql`insert into delivery_attempts_rows (job_id, webhook_id, number, started_at, duration_ms, status_code, error_code, error_message, response_snippet)
+                values (${id}, ${webhookId}, 1, ${a.at}, ${a.ms}, ${a.ok ? 200 : 500}, ${a.ok ? null : 'http_status'}, ${a.ok ? null : 'The receiver answered 500.'}, '')`.execute(db);
+    }
+  }
+}
+
+/** `n` attempts spread over the last `spanMs`, durations scattered so the percentiles are not the ends. */
+const spread = (n: number, spanMs: number, failEvery: number, seed: number): Attempt[] =>
+  Array.from({ length: n }, (_, i) => ({ at: NOW - Math.floor(((i + 1) * spanMs) / (n + 1)), ms: (i * 7919 + seed) % 1000, ok: (i + seed) % failEvery !== 0 }));
+
+describe.each(DIALECTS)('GET /admin/v1/webhooks/stats (%s)', (dialect) => {
+  let t: TestApp;
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    t = await createTestApp(dialect, {}, { clock: new ManualClock(NOW), resolver: publicResolver });
+    const create = async (name: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/admin/v1/webhooks', headers: t.admin.headers, payload: { name, url: 'https://receiver.example/hook', topics: ['record.created'] } });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    for (const name of ['busy', 'failing', 'quiet', 'disabled', 'deleted', 'fine']) ids[name] = await create(name);
+    await seedEvent(t.ctx.database.db);
+    const db = t.ctx.database.db;
+    await seedAttempts(db, ids.busy!, [...spread(61, 6 * DAY, 4, 1), { at: NOW - 8 * DAY, ms: 5, ok: true }]);
+    await seedAttempts(db, ids.failing!, spread(7, 20 * HOUR, 1, 0));
+    await seedAttempts(db, ids.disabled!, spread(5, 2 * DAY, 2, 1));
+    await seedAttempts(db, ids.deleted!, spread(9, 3 * HOUR, 3, 2));
+    await seedAttempts(db, ids.fine!, [{ at: NOW - 20 * MIN, ms: 42, ok: true }]);
+    const patch = await t.app.inject({ method: 'PATCH', url: `/admin/v1/webhooks/${ids.disabled}`, headers: t.admin.headers, payload: { enabled: false } });
+    expect(patch.statusCode).toBe(200);
+    const del = await t.app.inject({ method: 'DELETE', url: `/admin/v1/webhooks/${ids.deleted}`, headers: t.admin.headers });
+    expect(del.statusCode).toBe(204);
+  });
+  afterAll(async () => t.close());
+
+  const get = (url: string, headers: Record<string, string> = t.admin.headers) => t.app.inject({ method: 'GET', url, headers });
+  const live = () => ['busy', 'failing', 'quiet', 'disabled', 'fine'].map((n) => ids[n]!).sort();
+
+  it.each([
+    ['the default 24 hours', ''],
+    ['7 days', `since=${encodeURIComponent(new Date(NOW - 7 * DAY).toISOString())}`],
+    ['the last 90 minutes', `since=${encodeURIComponent(new Date(NOW - 90 * MIN).toISOString())}`],
+  ])('over %s, each target’s stats are exactly its own endpoint’s; deleted targets absent, disabled ones in', async (_label, query) => {
+    const res = await get(`/admin/v1/webhooks/stats?limit=200${query ? `&${query}` : ''}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json() as { items: Array<{ webhookId: string; stats: unknown }>; nextCursor: string | null };
+    expect(body.nextCursor).toBeNull();
+    expect(body.items.map((i) => i.webhookId)).toEqual(live());
+    for (const item of body.items) {
+      const own = await get(`/admin/v1/webhooks/${item.webhookId}/stats${query ? `?${query}` : ''}`);
+      expect(own.statusCode).toBe(200);
+      expect(item.stats, item.webhookId).toEqual(own.json());
+    }
+    const of = (name: string) => body.items.find((i) => i.webhookId === ids[name])!.stats as { attempts: { total: number; succeeded: number; failed: number }; latencyMs: { p50: number | null } };
+    // The cases the comparison covers (the default window): successes and failures, failures only, none, a
+    // disabled target's; the shortest window leaves most targets without attempts.
+    if (query === '') {
+      expect(of('busy').attempts.succeeded).toBeGreaterThan(0);
+      expect(of('busy').attempts.failed).toBeGreaterThan(0);
+      expect(of('busy').latencyMs.p50).not.toBeNull();
+      expect(of('failing').attempts).toEqual({ total: 7, succeeded: 0, failed: 7 });
+      expect(of('disabled').attempts.total).toBeGreaterThan(0);
+    }
+    expect(of('quiet')).toMatchObject({ attempts: { total: 0 }, successRate: null, latencyMs: { p50: null, p95: null }, lastSuccessAt: null, lastFailureAt: null });
+    expect(of('fine').attempts.total).toBe(1);
+  });
+
+  it('pages in the order of GET /admin/v1/webhooks, whose cursors it takes', async () => {
+    for (const limit of [1, 2, 3]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res = await get(`/admin/v1/webhooks/stats?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.statusCode, res.body).toBe(200);
+        const body = res.json() as { items: Array<{ webhookId: string }>; nextCursor: string | null };
+        expect(body.items.length).toBeLessThanOrEqual(limit);
+        seen.push(...body.items.map((i) => i.webhookId));
+        cursor = body.nextCursor;
+        pages++;
+      } while (cursor);
+      expect(seen, `limit ${limit}`).toEqual(live());
+      expect(pages).toBe(Math.ceil(live().length / limit));
+    }
+    const list = (await get('/admin/v1/webhooks?limit=2')).json() as { items: Array<{ id: string }>; nextCursor: string };
+    const after = (await get(`/admin/v1/webhooks/stats?limit=2&cursor=${list.nextCursor}`)).json() as { items: Array<{ webhookId: string }> };
+    expect(after.items.map((i) => i.webhookId)).toEqual(live().slice(2, 4));
+    // Without a limit: 50 a page.
+    expect((await get('/admin/v1/webhooks/stats')).json().items).toHaveLength(5);
+  });
+
+  it('bad since, limit or cursor is invalid_query as problem+json', async () => {
+    const bad = [
+      `since=${encodeURIComponent(new Date(NOW - 7 * DAY - MIN).toISOString())}`,
+      `since=${encodeURIComponent(new Date(NOW + HOUR).toISOString())}`,
+      'since=yesterday',
+      'limit=0',
+      'limit=201',
+      'limit=ten',
+      'cursor=not-a-cursor!',
+      `cursor=${Buffer.from(JSON.stringify({ after: 'rec_1' })).toString('base64url')}`,
+      'unknown=1',
+    ];
+    for (const query of bad) {
+      const res = await get(`/admin/v1/webhooks/stats?${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.headers['content-type'], query).toContain('application/problem+json');
+      expect(res.json().code, query).toBe('invalid_query');
+      expect(res.headers['x-request-id'], query).toBeTruthy();
+    }
+    expect((await get(`/admin/v1/webhooks/stats?limit=200&since=${encodeURIComponent(new Date(NOW - 7 * DAY).toISOString())}`)).statusCode).toBe(200);
+  });
+
+  it('needs an admin session with its CSRF token, or an admin token with admin:read', async () => {
+    const url = '/admin/v1/webhooks/stats';
+    const none = await get(url, {});
+    expect(none.statusCode).toBe(401);
+    expect(none.json().code).toBe('unauthorized');
+    expect((await get(url, { cookie: t.admin.cookie })).json().code).toBe('csrf_failed');
+    expect((await get(url, { authorization: `Bearer ${await t.token(['records:read'])}` })).statusCode).toBe(401);
+    const token = async (scopes: string[]) => {
+      const res = await t.app.inject({ method: 'POST', url: '/admin/v1/admin-tokens', headers: t.admin.headers, payload: { name: scopes.join(' '), scopes } });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().token as string;
+    };
+    expect((await get(url, { authorization: `Bearer ${await token(['admin:read'])}` })).statusCode).toBe(200);
+    const refused = await get(url, { authorization: `Bearer ${await token(['admin:webhooks'])}` });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('forbidden');
+  });
+
+  it('leaves the routes beside it as they were: a target named by id, and other methods on the path', async () => {
+    expect((await get(`/admin/v1/webhooks/${ids.busy}`)).json().name).toBe('busy');
+    const patch = await t.app.inject({ method: 'PATCH', url: '/admin/v1/webhooks/stats', headers: t.admin.headers, payload: { name: 'x' } });
+    expect(patch.statusCode).toBe(404);
+    expect(patch.json().code).toBe('not_found');
+    expect((await t.app.inject({ method: 'DELETE', url: '/admin/v1/webhooks/stats', headers: t.admin.headers })).statusCode).toBe(404);
+    expect((await get('/admin/v1/webhooks/stats/stats')).statusCode).toBe(404);
+  });
+});
