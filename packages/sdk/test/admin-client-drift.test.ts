@@ -46,6 +46,7 @@ describe('the committed admin client types match what svc publishes', () => {
       '/admin/v1/webhooks/{id}/rotate-secret': ['post'],
       '/admin/v1/webhooks/{id}/test': ['post'],
       '/admin/v1/webhooks/{id}/stats': ['get'],
+      '/admin/v1/webhooks/stats': ['get'],
       '/admin/v1/webhooks/{id}/recover': ['post'],
       '/admin/v1/webhooks/{id}/replay': ['post'],
       '/admin/v1/deliveries': ['get'],

@@ -169,6 +169,14 @@ describe.each(DIALECTS)('svc-sdk/admin against svc (%s)', (dialect) => {
     const stats = await admin.webhooks.stats(target.id, { since: since });
     expect(stats.attempts.succeeded).toBe(0);
     expect(stats.successRate).toBe(0);
+    const every = [];
+    for await (const item of admin.webhooks.allStats({ since, pageSize: 1 })) every.push(item);
+    // The same figures as stats(id) (attempts may still be arriving: at least those it counted).
+    const mine = every.find((i) => i.webhookId === target.id)!.stats;
+    expect(mine.attempts.succeeded).toBe(0);
+    expect(mine.attempts.total).toBeGreaterThanOrEqual(stats.attempts.total);
+    const page = await admin.webhooks.statsPage({ since, limit: 1 });
+    expect(page.items).toHaveLength(1);
 
     const rotated = await admin.webhooks.rotateSecret(target.id, { overlapSeconds: 60 });
     expect(rotated.secret).toMatch(/^whsec_/);

@@ -324,6 +324,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/webhooks/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every live target's health since a time (default 24 h, at most 7 days back), a page of targets at a time
+         * @description Items in the order of GET /admin/v1/webhooks (by id; deleted targets absent, disabled ones included), each target's `stats` exactly what GET /admin/v1/webhooks/{id}/stats answers for the same `since`. A cursor of either list is good for the other. Computed in a fixed number of statements a page, whatever its size.
+         */
+        get: operations["listWebhookStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/webhooks/{id}/stats": {
         parameters: {
             query?: never;
@@ -3861,6 +3881,111 @@ export interface operations {
             };
             /** @description Problem details */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookStats: {
+        parameters: {
+            query?: {
+                since?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            webhookId: string;
+                            stats: {
+                                attempts: {
+                                    total: number;
+                                    succeeded: number;
+                                    failed: number;
+                                };
+                                successRate: number | null;
+                                /** @description Nearest-rank percentiles of every attempt duration in the window */
+                                latencyMs: {
+                                    p50: number | null;
+                                    p95: number | null;
+                                };
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                /** @description Hourly, aligned to the hour, oldest first */
+                                buckets: {
+                                    /** Format: date-time */
+                                    start: string;
+                                    succeeded: number;
+                                    failed: number;
+                                }[];
+                            };
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Problem details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,12 @@ export type WebhookCreate = paths['/admin/v1/webhooks']['post']['requestBody']['
 export type WebhookPatch = NonNullable<paths['/admin/v1/webhooks/{id}']['patch']['requestBody']>['content']['application/json'];
 /** `GET /admin/v1/webhooks/{id}/stats`: attempts, success rate, latency and hourly buckets of a window. */
 export type WebhookStats = paths['/admin/v1/webhooks/{id}/stats']['get']['responses'][200]['content']['application/json'];
+/** One item of `GET /admin/v1/webhooks/stats`: a live target's id and its stats (the same as `stats(id)` answers). */
+export type WebhookStatsItem = paths['/admin/v1/webhooks/stats']['get']['responses'][200]['content']['application/json']['items'][number];
+/** `GET /admin/v1/webhooks/stats`'s options: a page of targets (1…200 a page), and the window's start. */
+export interface StatsPageOptions extends PageOptions {
+  since?: Instant;
+}
 /** What `recover` answers: how many jobs it made. */
 export type RecoverResult = paths['/admin/v1/webhooks/{id}/recover']['post']['responses'][200]['content']['application/json'];
 /** What `replay` answers: how many jobs it made, and the `since` it used. */
@@ -96,6 +102,25 @@ export class WebhooksAdmin {
         signal: options.signal,
       }),
     );
+  }
+
+  /**
+   * `GET /admin/v1/webhooks/stats`: one page of every live target's health since `since` (default 24 h ago, at most
+   * 7 days), in the order of `list` (whose cursors it takes); `limit` 1…200 (svc's default 50).
+   */
+  statsPage(options: StatsPageOptions = {}): Promise<Page<WebhookStatsItem>> {
+    const since = isoTime(options.since);
+    return unwrap(
+      this.api.GET('/admin/v1/webhooks/stats', {
+        params: { query: { limit: options.limit, cursor: options.cursor, ...(since === undefined ? {} : { since }) } },
+        signal: options.signal,
+      }),
+    );
+  }
+
+  /** Every live target's health, a page at a time (default and most: 200 targets a request). */
+  allStats(options: IterateOptions<StatsPageOptions> = {}): AsyncGenerator<WebhookStatsItem, void, undefined> {
+    return everyItem((o) => this.statsPage(o), { ...options, pageSize: options.pageSize ?? 200 });
   }
 
   /** `POST /admin/v1/webhooks/{id}/recover`: every dead job of the target created in the window goes back to pending. */

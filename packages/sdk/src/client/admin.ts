@@ -16,11 +16,13 @@ export {
   WebhooksAdmin,
   type RecoverResult,
   type ReplayResult,
+  type StatsPageOptions,
   type TimeWindow,
   type Webhook,
   type WebhookCreate,
   type WebhookPatch,
   type WebhookStats,
+  type WebhookStatsItem,
   type WebhookWithSecret,
 } from './admin-webhooks.js';
 export {

@@ -5,6 +5,8 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
 import { seedEvent } from '../helpers/queue-fixtures.js';
+import { withinAttempts } from '../../src/http/routes/admin-webhook-health.js';
+import { attemptsPerTarget } from '../../src/webhooks/attempt-stats-store.js';
 
 /**
  * GET /admin/v1/webhooks/stats: every live target's health a page at a time, each item's `stats` exactly what
@@ -101,6 +103,22 @@ describe.each(DIALECTS)('GET /admin/v1/webhooks/stats (%s)', (dialect) => {
     }
     expect(of('quiet')).toMatchObject({ attempts: { total: 0 }, successRate: null, latencyMs: { p50: null, p95: null }, lastSuccessAt: null, lastFailureAt: null });
     expect(of('fine').attempts.total).toBe(1);
+  });
+
+  it('cuts a page before the target that would take it past its attempts budget, never below one target', async () => {
+    const since = NOW - 7 * DAY;
+    const counts = await attemptsPerTarget(t.ctx.database.queries, { webhookIds: live(), from: since, to: NOW });
+    for (const id of live()) {
+      const own = (await get(`/admin/v1/webhooks/${id}/stats?since=${encodeURIComponent(new Date(since).toISOString())}`)).json();
+      expect(counts.get(id) ?? 0, id).toBe(own.attempts.total);
+    }
+    const ids = ['a', 'b', 'c', 'd'];
+    const n = new Map([['a', 5], ['b', 0], ['c', 7], ['d', 1]]);
+    expect(withinAttempts(ids, n, 5)).toEqual(['a', 'b']);
+    expect(withinAttempts(ids, n, 12)).toEqual(['a', 'b', 'c']);
+    expect(withinAttempts(ids, n, 13)).toEqual(ids);
+    expect(withinAttempts(['c', 'a'], n, 1)).toEqual(['c']);
+    expect(withinAttempts([], n, 1)).toEqual([]);
   });
 
   it('pages in the order of GET /admin/v1/webhooks, whose cursors it takes', async () => {

@@ -10,6 +10,7 @@ import { storedEventJudges } from '../../records/subscription-filter.js';
 import { recoverTarget, replayTarget, type Window } from '../../webhooks/recover-replay.js';
 import { requireTarget } from '../../webhooks/targets.js';
 import { listTargetIds } from '../../webhooks/targets-store.js';
+import { attemptsPerTarget } from '../../webhooks/attempt-stats-store.js';
 import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, targetHealth, targetsHealth, type TargetHealth } from '../../webhooks/target-health.js';
 import { errorResponses } from '../schemas.js';
 
@@ -51,6 +52,25 @@ function windowOf(ctx: Context, body: { since: string; until?: string }): Window
 
 /** The most targets a page of GET /admin/v1/webhooks/stats holds: 200 targets' week is 33,800 buckets (~1.9 MB). */
 export const STATS_PAGE_MAX = 200;
+
+/**
+ * The most attempts a page of GET /admin/v1/webhooks/stats reads (beyond its first target): what bounds a page's
+ * time, since its statements read every attempt of its targets' windows and sort them by duration. 200 targets' week
+ * at 1,000 targets × 2,000,000 attempts is ~1,400,000 attempts, over SVC_QUERY_TIMEOUT_MS on a loaded machine.
+ */
+export const STATS_PAGE_ATTEMPTS = 250_000;
+
+/** The longest prefix of `ids` whose attempts stay within `budget`, and never fewer than one id. */
+export function withinAttempts(ids: readonly string[], counts: ReadonlyMap<string, number>, budget: number): string[] {
+  let total = 0;
+  let n = 0;
+  for (const id of ids) {
+    total += counts.get(id) ?? 0;
+    if (n > 0 && total > budget) break;
+    n++;
+  }
+  return ids.slice(0, n);
+}
 
 /** A stats request's `since` as Unix ms: by default 24 hours ago; at most 7 days back and not in the future. */
 function sinceOf(raw: string | undefined, now: number): number {
@@ -116,10 +136,14 @@ export const adminWebhookHealthRoutes =
       const limit = request.query.limit ?? 50;
       const after = decodeCursor(request.query.cursor, idPattern('wh'));
       const ids = await listTargetIds(ctx.database.db, after, limit + 1);
-      const page = ids.slice(0, limit);
-      const health = await targetsHealth(ctx.database.queries, { webhookIds: page, since, now, rowCheck: ctx.database.caps.query.rowCheck }).catch(timedOut);
+      const rowCheck = ctx.database.caps.query.rowCheck;
+      const window = { since, now, rowCheck };
+      // The page ends before the target that would take it past STATS_PAGE_ATTEMPTS (at least one target a page).
+      const counts = await attemptsPerTarget(ctx.database.queries, { webhookIds: ids.slice(0, limit), from: since, to: now, rowCheck }).catch(timedOut);
+      const page = withinAttempts(ids.slice(0, limit), counts, STATS_PAGE_ATTEMPTS);
+      const health = await targetsHealth(ctx.database.queries, { webhookIds: page, ...window }).catch(timedOut);
       const items = page.map((id) => ({ webhookId: id, stats: present(health.get(id)!) }));
-      return pageWithin(items, limit, ctx.config.listMaxBytes, (item) => item.webhookId, jsonBytes, ids.length > limit);
+      return pageWithin(items, limit, ctx.config.listMaxBytes, (item) => item.webhookId, jsonBytes, ids.length > page.length);
     });
 
     app.get('/admin/v1/webhooks/:id/stats', {
