@@ -84,6 +84,8 @@ export const TARGET_TYPE_LABELS: Readonly<Record<TargetType, string>> = { https:
 export type Broker = Answer<'/admin/v1/brokers', 'get'>['items'][number];
 /** GET /admin/v1/webhooks/{id}/stats */
 export type TargetStats = Answer<'/admin/v1/webhooks/{id}/stats', 'get'>;
+/** A page of every target's statistics, in the targets list's order (GET /admin/v1/webhooks/stats). */
+export type TargetStatsPage = Answer<'/admin/v1/webhooks/stats', 'get'>;
 /** POST /admin/v1/webhooks/{id}/recover and …/replay: how many jobs were made (and replay's `since`). */
 export type RecoverResult = Answer<'/admin/v1/webhooks/{id}/recover', 'post'>;
 export type ReplayResult = Answer<'/admin/v1/webhooks/{id}/replay', 'post'>;

@@ -29,6 +29,13 @@ describe.skipIf(!hasChromium)('webhooks list: health column', () => {
     await expect.poll(async () => (await ui.admin('GET', `/admin/v1/deliveries?webhookId=${busy.json.id}`)).json.items.map((j: { state: string }) => j.state).sort(),
       { timeout: 20_000 }).toEqual(['dead', 'delivered', 'delivered', 'delivered']);
 
+    // The statistics come in one request for the page (GET /admin/v1/webhooks/stats), not one per target.
+    const statsCalls: string[] = [];
+    const record = (req: { url(): string }) => {
+      const path = new URL(req.url()).pathname;
+      if (path.startsWith('/admin/v1/webhooks/') && path.endsWith('/stats')) statsCalls.push(path);
+    };
+    ui.page.on('request', record);
     await ui.goto('#/webhooks');
     const busyRow = ui.page.locator(`[data-testid="webhook-row"][data-id="${busy.json.id}"]`);
     const freshRow = ui.page.locator(`[data-testid="webhook-row"][data-id="${fresh.json.id}"]`);
@@ -45,6 +52,18 @@ describe.skipIf(!hasChromium)('webhooks list: health column', () => {
     expect((await xs('chart-failed')).length).toBeGreaterThan(0);
     expect(await freshRow.getByTestId('health-none').textContent()).toBe('no attempts yet');
     expect(await freshRow.getByTestId('health-sparkline').count()).toBe(0);
+    expect(statsCalls).toEqual(['/admin/v1/webhooks/stats']);
+    statsCalls.length = 0;
+    // The overview: the same figures, every target's from the pages of GET /admin/v1/webhooks/stats.
+    await ui.goto('#/health');
+    const overviewRow = ui.page.locator(`[data-testid="health-row"][data-id="${busy.json.id}"]`);
+    await overviewRow.waitFor();
+    expect(await overviewRow.getByTestId('health-rate').textContent()).toBe('60 %');
+    expect(await overviewRow.locator('td.num').textContent()).toBe('3 / 5');
+    expect(await ui.page.locator(`[data-testid="health-row"][data-id="${fresh.json.id}"]`).getByTestId('health-rate').textContent()).toBe('—');
+    expect(statsCalls.length).toBeGreaterThan(0);
+    expect(statsCalls.every((p) => p === '/admin/v1/webhooks/stats')).toBe(true);
+    ui.page.off('request', record);
     await ui.screenshots('webhooks-health');
     await expectClean(ui);
 

@@ -5,7 +5,7 @@ import { bannerSlot, errorBanner } from '../ui/feedback.js';
 import { percent } from '../ui/health-summary.js';
 import type { Page, TargetStats, Webhook } from '../types.js';
 import { badge, card, loading, pageHeader, table } from './common.js';
-import { rateKind, statsFor } from './webhooks-health.js';
+import { rateKind, statsFor, statsPages } from './webhooks-health.js';
 
 interface Row {
   target: Webhook;
@@ -22,14 +22,10 @@ export function healthPage(ctx: PageContext): HTMLElement {
 
   const load = async () => {
     try {
-      const targets: Webhook[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: Page<Webhook> = await api.get<Page<Webhook>>('/webhooks', { limit: 500, cursor });
-        targets.push(...page.items);
-        cursor = page.nextCursor;
-      } while (cursor && ctx.alive());
-      const stats = await statsFor(targets, ctx.alive);
+      // The targets and every target's statistics are read side by side (pages of 500 and of 200: 2 and 5 requests
+      // for 1,000 targets); a target the statistics' pages lack is asked for alone.
+      const [targets, pages] = await Promise.all([everyTarget(ctx.alive), statsPages(ctx.alive)]);
+      const stats = await statsFor(targets, ctx.alive, null, pages);
       if (!ctx.alive()) return;
       const rows: Row[] = targets.map((target) => ({ target, stats: stats.get(target.id) ?? null }));
       rows.sort(failingFirst);
@@ -46,6 +42,17 @@ export function healthPage(ctx: PageContext): HTMLElement {
     pageHeader('Webhook health', { subtitle: 'The last 24 hours of every target, failing ones first.', testid: 'health-title' }),
     banner,
     card(null, list));
+}
+
+async function everyTarget(alive: () => boolean): Promise<Webhook[]> {
+  const targets: Webhook[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Page<Webhook> = await api.get<Page<Webhook>>('/webhooks', { limit: 500, cursor });
+    targets.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor && alive());
+  return targets;
 }
 
 function failingFirst(a: Row, b: Row): number {

@@ -16,14 +16,15 @@ export function webhooksPage(ctx: PageContext): HTMLElement {
 
   const load = async () => {
     try {
-      const page = await api.get<Page<Webhook>>('/webhooks', { limit: 50, cursor: paging.cursor });
+      const cursor = paging.cursor;
+      const page = await api.get<Page<Webhook>>('/webhooks', { limit: 50, cursor });
       if (!ctx.alive()) return;
       paging.loaded(page.nextCursor, page.items.length);
       const health = page.items.map(healthCell);
       replace(list, table(['Name', 'URL or address', 'Topics', 'State', 'Health (24 h)', 'Created', ''], page.items.map((w, i) => row(w, health[i]!.cell, banner, load)),
         { testid: 'webhooks-table', caption: 'Webhook targets', empty: 'No webhook targets yet.' }));
-      // The list shows at once; each target's health fills in as its statistics arrive.
-      const stats = await statsFor(page.items, ctx.alive);
+      // The list shows at once; the health column fills in from one request for the page's statistics (same cursor).
+      const stats = await statsFor(page.items, ctx.alive, cursor);
       page.items.forEach((w, i) => health[i]!.fill(stats.get(w.id) ?? null));
     } catch (err) {
       if (ctx.alive()) banner.show(errorBanner(err));
