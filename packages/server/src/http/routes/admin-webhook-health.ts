@@ -83,12 +83,22 @@ function sinceOf(raw: string | undefined, now: number): number {
 }
 
 const time = (ms: number | null) => (ms === null ? null : iso(ms));
-const present = (h: TargetHealth) => ({
+/** `at`: how a bucket's start is written; a page of targets shares one cache (their buckets start at the same hours). */
+const present = (h: TargetHealth, at: (ms: number) => string = iso) => ({
   ...h,
   lastSuccessAt: time(h.lastSuccessAt),
   lastFailureAt: time(h.lastFailureAt),
-  buckets: h.buckets.map((b) => ({ ...b, start: iso(b.start) })),
+  buckets: h.buckets.map((b) => ({ ...b, start: at(b.start) })),
 });
+
+function isoCache(): (ms: number) => string {
+  const seen = new Map<number, string>();
+  return (ms) => {
+    let text = seen.get(ms);
+    if (text === undefined) seen.set(ms, (text = iso(ms)));
+    return text;
+  };
+}
 
 export const adminWebhookHealthRoutes =
   (ctx: Context): FastifyPluginAsync =>
@@ -142,7 +152,8 @@ export const adminWebhookHealthRoutes =
       const counts = await attemptsPerTarget(ctx.database.queries, { webhookIds: ids.slice(0, limit), from: since, to: now, rowCheck }).catch(timedOut);
       const page = withinAttempts(ids.slice(0, limit), counts, STATS_PAGE_ATTEMPTS);
       const health = await targetsHealth(ctx.database.queries, { webhookIds: page, ...window }).catch(timedOut);
-      const items = page.map((id) => ({ webhookId: id, stats: present(health.get(id)!) }));
+      const at = isoCache();
+      const items = page.map((id) => ({ webhookId: id, stats: present(health.get(id)!, at) }));
       return pageWithin(items, limit, ctx.config.listMaxBytes, (item) => item.webhookId, jsonBytes, ids.length > page.length);
     });
 
