@@ -4,7 +4,7 @@ import type { Tables } from '../../src/db/tables.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
-import { seedEvent } from '../helpers/queue-fixtures.js';
+import { seedEvent, seedTarget } from '../helpers/queue-fixtures.js';
 import { withinAttempts } from '../../src/http/routes/admin-webhook-health.js';
 import { attemptsPerTarget } from '../../src/webhooks/attempt-stats-store.js';
 
@@ -192,5 +192,26 @@ describe.each(DIALECTS)('GET /admin/v1/webhooks/stats (%s)', (dialect) => {
     expect(patch.json().code).toBe('not_found');
     expect((await t.app.inject({ method: 'DELETE', url: '/admin/v1/webhooks/stats', headers: t.admin.headers })).statusCode).toBe(404);
     expect((await get('/admin/v1/webhooks/stats/stats')).statusCode).toBe(404);
+  });
+});
+
+describe.each(DIALECTS)('GET /admin/v1/webhooks/stats over a long window (%s)', (dialect) => {
+  let t: TestApp | undefined;
+  afterAll(async () => t?.close());
+
+  it('holds fewer targets a page the more hours its window has: at most 10,000 buckets a page', async () => {
+    t = await createTestApp(dialect, {}, { clock: new ManualClock(NOW) });
+    for (let i = 0; i < 61; i++) await seedTarget(t.ctx.database.db, `wh_${String(i).padStart(26, '0')}`);
+    const page = async (query: string) => (await t!.app.inject({ method: 'GET', url: `/admin/v1/webhooks/stats?${query}`, headers: t!.admin.headers })).json() as { items: Array<{ stats: { buckets: unknown[] } }>; nextCursor: string | null };
+    const week = await page(`limit=200&since=${encodeURIComponent(new Date(NOW - 7 * DAY).toISOString())}`);
+    expect(week.items[0]!.stats.buckets).toHaveLength(169);
+    expect(week.items).toHaveLength(59);
+    expect(week.nextCursor).not.toBeNull();
+    const rest = await page(`limit=200&since=${encodeURIComponent(new Date(NOW - 7 * DAY).toISOString())}&cursor=${week.nextCursor}`);
+    expect(rest.items).toHaveLength(2);
+    expect(rest.nextCursor).toBeNull();
+    const day = await page('limit=200');
+    expect(day.items).toHaveLength(61);
+    expect(day.nextCursor).toBeNull();
   });
 });

@@ -4,13 +4,13 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../lib/clock.js';
-import { decodeCursor, jsonBytes, pageWithin } from '../../lib/cursor.js';
+import { decodeCursor, pageWithin } from '../../lib/cursor.js';
 import { idPattern } from '../../lib/ids.js';
 import { storedEventJudges } from '../../records/subscription-filter.js';
 import { recoverTarget, replayTarget, type Window } from '../../webhooks/recover-replay.js';
 import { requireTarget } from '../../webhooks/targets.js';
 import { listTargetIds } from '../../webhooks/targets-store.js';
-import { attemptsPerTarget } from '../../webhooks/attempt-stats-store.js';
+import { attemptsPerTarget, HOUR_MS } from '../../webhooks/attempt-stats-store.js';
 import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, targetHealth, targetsHealth, type TargetHealth } from '../../webhooks/target-health.js';
 import { errorResponses } from '../schemas.js';
 
@@ -59,6 +59,15 @@ export const STATS_PAGE_MAX = 200;
  * at 1,000 targets × 2,000,000 attempts is ~1,400,000 attempts, over SVC_QUERY_TIMEOUT_MS on a loaded machine.
  */
 export const STATS_PAGE_ATTEMPTS = 250_000;
+
+/** The most hourly buckets a page holds (targets × hours of the window): 400 targets' day, 59 targets' week. */
+export const STATS_PAGE_BUCKETS = 10_000;
+/**
+ * At least the bytes of an item without its buckets (id, counts, rate, latencies, two times) and of one bucket
+ * (`{"start":"…","succeeded":…,"failed":…}` with 16-digit counts).
+ */
+const ITEM_BYTES = 400;
+const BUCKET_BYTES = 96;
 
 /** The longest prefix of `ids` whose attempts stay within `budget`, and never fewer than one id. */
 export function withinAttempts(ids: readonly string[], counts: ReadonlyMap<string, number>, budget: number): string[] {
@@ -143,8 +152,11 @@ export const adminWebhookHealthRoutes =
     }, async (request) => {
       const now = ctx.clock.now();
       const since = sinceOf(request.query.since, now);
-      const limit = request.query.limit ?? 50;
       const after = decodeCursor(request.query.cursor, idPattern('wh'));
+      // Every target of a page has one bucket an hour: the page's answer is built and written on the event loop, so a
+      // long window takes fewer targets (7 days: 59 a page).
+      const hours = Math.floor(now / HOUR_MS) - Math.floor(since / HOUR_MS) + 1;
+      const limit = Math.max(1, Math.min(request.query.limit ?? 50, Math.floor(STATS_PAGE_BUCKETS / hours)));
       const ids = await listTargetIds(ctx.database.db, after, limit + 1);
       const rowCheck = ctx.database.caps.query.rowCheck;
       const window = { since, now, rowCheck };
@@ -154,7 +166,9 @@ export const adminWebhookHealthRoutes =
       const health = await targetsHealth(ctx.database.queries, { webhookIds: page, ...window }).catch(timedOut);
       const at = isoCache();
       const items = page.map((id) => ({ webhookId: id, stats: present(health.get(id)!, at) }));
-      return pageWithin(items, limit, ctx.config.listMaxBytes, (item) => item.webhookId, jsonBytes, ids.length > page.length);
+      // An item's bytes bounded without writing it (the answer is written once, by the route's serializer).
+      const bytes = (item: (typeof items)[number]) => ITEM_BYTES + item.stats.buckets.length * BUCKET_BYTES;
+      return pageWithin(items, limit, ctx.config.listMaxBytes, (item) => item.webhookId, bytes, ids.length > page.length);
     });
 
     app.get('/admin/v1/webhooks/:id/stats', {
