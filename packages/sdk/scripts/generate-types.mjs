@@ -143,8 +143,10 @@ async function withServer(server, use) {
     SVC_LOG_LEVEL: 'warn',
   });
   try {
-    // Before serve, so the database never waits for a setup link; this also creates and migrates it.
+    // Before serve, so the database never waits for a setup link. `svc migrate` creates the database first: `svc admin
+    // create` refuses a SQLite path that holds no database (a mistyped path made an empty one).
     const { email, password } = GENERATOR_ADMIN;
+    await promisify(execFile)(process.execPath, serverCommand(server, ['migrate']), { cwd: dir, env, timeout: 120_000 });
     await promisify(execFile)(process.execPath, serverCommand(server, ['admin', 'create', '--email', email, '--password', password]), {
       cwd: dir,
       env,
