@@ -34,6 +34,7 @@ const { values: args, positionals } = parseArgs({
     jobs: { type: 'string', default: '3000' },
     targets: { type: 'string', default: '1' },
     objects: { type: 'boolean', default: false },
+    functions: { type: 'boolean', default: false },
   },
 });
 const workload = positionals[0];
@@ -72,47 +73,51 @@ function underCallgrind(name, argv, env) {
         .sort((a, b) => (a === `cg.${child.pid}` ? 1 : b === `cg.${child.pid}` ? -1 : a.localeCompare(b, 'en', { numeric: true })))
         .map((f) => readFileSync(join(out, f), 'utf8'))
         .filter((t) => /^(summary|totals):/m.test(t))
-        .map((t) => ({ total: Number(/^(?:summary|totals):\s+(\d+)/m.exec(t)[1]), objects: args.objects ? byObject(t) : null }));
+        .map((t) => ({
+          total: Number(/^(?:summary|totals):\s+(\d+)/m.exec(t)[1]),
+          objects: args.objects ? selfCosts(t, 'ob') : null,
+          functions: args.functions ? selfCosts(t, 'fn') : null,
+        }));
     },
     stderr: () => stderr,
   };
 }
 
 /**
- * A callgrind profile's own instructions by ELF object (the node binary, better-sqlite3's addon with SQLite, libc, …;
- * JIT-compiled JavaScript has none, and counts as `???`): each function's self cost, a call's inclusive cost skipped.
+ * A callgrind profile's own instructions by ELF object (`ob`: the node binary, better-sqlite3's addon with SQLite,
+ * libc, …; JIT-compiled JavaScript has none, and counts as `???`) or by function (`fn`: V8's builtins and runtime
+ * functions by name, JIT code as `???`): each function's self cost, a call's inclusive cost skipped.
  */
-function byObject(text) {
+function selfCosts(text, key) {
   const names = new Map();
   const sums = new Map();
-  let ob = '???';
+  let current = '???';
   let skip = false;
+  const define = (line, prefix) => {
+    const m = new RegExp(`^${prefix}=\\((\\d+)\\)(?: (.*))?$`).exec(line);
+    if (!m) return line.slice(prefix.length + 1);
+    if (m[2] !== undefined) names.set(m[1], m[2]);
+    return names.get(m[1]) ?? m[1];
+  };
   for (const line of text.split('\n')) {
-    if (line.startsWith('ob=')) {
-      const m = /^ob=\((\d+)\)(?: (.*))?$/.exec(line);
-      if (m) {
-        if (m[2] !== undefined) names.set(m[1], m[2]);
-        ob = names.get(m[1]) ?? m[1];
-      } else ob = line.slice(3);
-    } else if (line.startsWith('cob=')) {
-      const m = /^cob=\((\d+)\) (.*)$/.exec(line);
-      if (m) names.set(m[1], m[2]);
-    } else if (line.startsWith('calls=')) skip = true;
+    if (line.startsWith(`${key}=`)) current = define(line, key);
+    else if (line.startsWith(`c${key}=`)) define(line, `c${key}`);
+    else if (line.startsWith('calls=')) skip = true;
     else if (/^[+\-*0-9]/.test(line)) {
       if (skip) skip = false;
       else {
         const parts = line.trim().split(/\s+/);
-        sums.set(ob, (sums.get(ob) ?? 0) + Number(parts[parts.length - 1]));
+        sums.set(current, (sums.get(current) ?? 0) + Number(parts[parts.length - 1]));
       }
     }
   }
   return sums;
 }
 
-const objectLines = (objects, units) =>
+const objectLines = (objects, units, top = 8) =>
   [...objects]
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 8)
+    .slice(0, top)
     .map(([name, n]) => `    ${String(Math.round(n / units)).padStart(9)}  ${name.replace(/.*\//, '')}`)
     .join('\n');
 
@@ -152,6 +157,7 @@ async function w1() {
       p.dump();
       const [d] = p.dumps();
       if (d.objects) console.log(`  ${name}, instructions a request by object:\n${objectLines(d.objects, n)}`);
+      if (d.functions) console.log(`  ${name}, instructions a request by function:\n${objectLines(d.functions, n, 60)}`);
       return d.total / n;
     } finally {
       p.child.kill('SIGKILL');
@@ -203,6 +209,10 @@ async function w4() {
       if (counts[1].objects) {
         const diff = new Map([...counts[1].objects].map(([k, v]) => [k, v - (counts[0].objects.get(k) ?? 0)]));
         console.log(`  ${name}, instructions a delivery by object:\n${objectLines(diff, units)}`);
+      }
+      if (counts[1].functions) {
+        const diff = new Map([...counts[1].functions].map(([k, v]) => [k, v - (counts[0].functions.get(k) ?? 0)]));
+        console.log(`  ${name}, instructions a delivery by function:\n${objectLines(diff, units, 60)}`);
       }
       return (counts[1].total - counts[0].total) / units;
     };

@@ -8,7 +8,8 @@ import { openDatabase, tokenQuery } from './sqlite-db.mjs';
 const { BENCH_DB, BENCH_PORT } = process.env;
 const db = openDatabase(BENCH_DB);
 const tokenQ = tokenQuery(db);
-const listQ = db.prepare('select * from "records" where "collection" = ? order by "id" limit ?');
+// The raw baseline's statement (list-sqlite.mjs), its limit an expression as svc's page writes it.
+const listQ = db.prepare('select * from "records" where "collection" = ? order by "id" limit (? + 0)');
 
 const app = Fastify({ logger: false, keepAliveTimeout: 60_000 });
 const problem = (reply, status, code) => reply.code(status).header('content-type', 'application/json; charset=utf-8').send(`{"code":"${code}"}`);

@@ -40,7 +40,9 @@ export async function listRecordPage(
   inlineMaxBytes: number,
 ): Promise<SizedRecordRow[]> {
   // Built once (sqlOnce), its rows arrays (caps.arrayRows). Parameters: inlineMaxBytes, collection, afterId ('' before
-  // the first id), limit.
+  // the first id), limit. The limit is an expression (`? + 0`), not a bare parameter: SQLite plans a statement with a
+  // bare LIMIT parameter's value and plans it again whenever it is bound, on every page (db/dialects/sqlite/jobs.ts
+  // pickText); this page's plan is the primary key's range whatever the limit.
   const text = sqlOnce(db, 'records-page', (d) =>
     d
       .selectFrom('records')
@@ -48,7 +50,7 @@ export async function listRecordPage(
       .where('collection', '=', '')
       .where('id', '>', '')
       .orderBy('id')
-      .limit(0),
+      .limit(sql<number>`${0} + 0`),
   );
   return caps.arrayRows<SizedRecordRow>(db, CompiledQuery.raw(text, [Math.max(0, Math.floor(inlineMaxBytes)), collection, afterId ?? '', limit]));
 }

@@ -74,7 +74,7 @@ const query: QueryDialect = {
     type === 'text' ? [`create statistics if not exists "${statisticsName(index)}" on (${expression}) from records`] : [],
   dropStatistics: (index) => [`drop statistics if exists "${statisticsName(index)}"`],
   refreshStatistics: [],
-  analyzeIndex: () => 'analyze records',
+  analyzeIndex: () => ['analyze records'],
   indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
     where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
   explain: 'explain',

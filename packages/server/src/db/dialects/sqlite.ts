@@ -28,6 +28,19 @@ const fieldSql = (name: string, type: QueryValueType): string =>
 
 // json_extract gives SQL values: TEXT compares by BINARY (UTF-8 bytes, which order as code points), numbers
 // numerically across INTEGER and REAL, JSON true/false as 1/0. svc_lower and svc_instant are registered below.
+
+/**
+ * Statements that drop what ANALYZE wrote to `sqlite_stat4` (this build of SQLite has STAT4), keeping `sqlite_stat1`'s
+ * counts, and make the connection read its statistics again (`analyze sqlite_schema`, which also creates the tables
+ * if no ANALYZE ever ran). With samples of an index, SQLite plans a statement that constrains the index's columns by a
+ * bound parameter with that parameter's value, and marks it to be planned again whenever the parameter is bound; and
+ * better-sqlite3 binds every parameter on every run. So each such statement was parsed and planned anew on every run
+ * (callgrind, 500 runs of a range probe after ANALYZE: 500 `sqlite3Reprepare` calls; none without the samples): a
+ * filtered records page once its field was indexed, the claim's pick once `pragma optimize` had analyzed the jobs.
+ * The counts choose between svc's indexes as the samples did (docs/queries.md).
+ */
+export const WITHOUT_SAMPLES = ['analyze sqlite_schema', 'delete from sqlite_stat4', 'analyze sqlite_schema'] as const;
+
 const query: QueryDialect = {
   field: fieldSql,
   param: (value, type) => (type === 'boolean' ? sql`${value ? 1 : 0}` : sql`${value}`),
@@ -41,9 +54,9 @@ const query: QueryDialect = {
   createIndex: (index, collection, expression) => `create index if not exists "${index}" on records (${expression} desc, id) where collection = '${collection}'`,
   dropIndex: (index) => `drop index if exists "${index}"`,
   createStatistics: () => [],
-  refreshStatistics: ['pragma analysis_limit = 1000', 'pragma optimize', 'pragma analysis_limit = 0'],
+  refreshStatistics: ['pragma analysis_limit = 1000', 'pragma optimize', 'pragma analysis_limit = 0', ...WITHOUT_SAMPLES],
   dropStatistics: () => [],
-  analyzeIndex: (index) => `analyze "${index}"`,
+  analyzeIndex: (index) => [`analyze "${index}"`, ...WITHOUT_SAMPLES],
   indexState: (index) => sql<{ valid: number }>`select 1 as valid from sqlite_master where type = 'index' and name = ${index}`,
   explain: 'explain query plan',
   indexedTextMaxBytes: null,
@@ -188,6 +201,8 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
   native.pragma(`synchronous = ${synchronous}`);
   native.pragma('busy_timeout = 5000');
   native.pragma('foreign_keys = ON');
+  // Samples an earlier svc's ANALYZE left (WITHOUT_SAMPLES), dropped before any reader thread reads the statistics.
+  if (hasSamples(native)) for (const statement of WITHOUT_SAMPLES) native.exec(statement);
   // An in-memory database is this connection's alone: no other connection can read it.
   const pool = readers.count > 0 && path !== ':memory:' ? new ReaderPool(path, readers.count, readers.timeoutMs) : null;
   const budget: MainBudget = { deadline: Infinity, overran: false };
@@ -229,6 +244,11 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
     },
     ...(path === ':memory:' ? {} : { migrationLock: (onWait: () => void) => fileLock(`${path}-migrate-lock`, onWait) }),
   };
+}
+
+function hasSamples(native: SQLite.Database): boolean {
+  if (native.prepare("select 1 from sqlite_schema where name = 'sqlite_stat4'").get() === undefined) return false;
+  return native.prepare('select 1 from sqlite_stat4 limit 1').get() !== undefined;
 }
 
 /**

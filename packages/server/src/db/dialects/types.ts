@@ -288,10 +288,11 @@ export interface QueryDialect {
   createStatistics(index: string, expression: string, type: QueryValueType): string[];
   dropStatistics(index: string): string[];
   /**
-   * Gathers the statistics the planner needs to prefer a new index (SQLite has none until ANALYZE, and without them
-   * picks an equality index over one that serves the sort; PostgreSQL has no statistics on an expression before it).
+   * Statements that gather the statistics the planner needs to prefer a new index (SQLite has none until ANALYZE, and
+   * without them picks an equality index over one that serves the sort; PostgreSQL has no statistics on an expression
+   * before it), run in order.
    */
-  analyzeIndex(index: string): string;
+  analyzeIndex(index: string): readonly string[];
   /**
    * Statements that bring stale planner statistics up to date, run by maintenance every hour. SQLite gathers none on
    * its own: `PRAGMA optimize` analyzes the tables that grew or shrank tenfold since their last ANALYZE, each index

@@ -30,7 +30,7 @@ export async function buildFieldIndex(db: Kysely<Tables>, q: QueryDialect, colle
     const state = (await q.indexState(index).execute(db)).rows[0];
     if (!state || !state.valid) throw new Error(`index ${index} was not built`);
     for (const statement of q.createStatistics(index, expression, field.type)) await sql.raw(statement).execute(db);
-    await sql.raw(q.analyzeIndex(index)).execute(db);
+    for (const statement of q.analyzeIndex(index)) await sql.raw(statement).execute(db);
   } catch (err) {
     await dropAll(db, q, index).catch(() => {});
     // A record written before the field was indexed holds a value longer than an index entry takes (PostgreSQL).
