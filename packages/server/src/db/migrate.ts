@@ -24,6 +24,7 @@ import * as m021 from './migrations/021_settled_job_indexes.js';
 import * as m022 from './migrations/022_targets_version.js';
 import * as m023 from './migrations/023_collections_version.js';
 import * as m024 from './migrations/024_event_collection_feed.js';
+import * as m025 from './migrations/025_topic_indexes.js';
 
 /** Migrations are compiled in (no directory scan), numbered, forward-only. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '022_targets_version': m022,
   '023_collections_version': m023,
   '024_event_collection_feed': m024,
+  '025_topic_indexes': m025,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

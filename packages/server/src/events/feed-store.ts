@@ -34,7 +34,10 @@ export const BEFORE_ALL: FeedPosition = { tx: -1, position: -1 };
 function feedStatementParts(caps: DialectCapabilities, filter: FeedFilter, window: { after: FeedPosition; bound: FeedPosition | null } | null = null) {
   const { collections, topics } = filter;
   const byCollection = collections === null ? sql`` : inCollections(collections);
-  const byTopic = topics === null ? sql`` : sql`and topic in (${sql.join(topics)})`;
+  // SQLite reads a slice through the index its scan bound sought (seekOf): beside a collection, `+topic` keeps it
+  // from taking events_topic_feed instead and walking a common topic's events up to a quiet collection's bound.
+  const topic = topics !== null && caps.feedScanRows !== null && seekOf(filter)?.column !== 'topic' ? sql`+topic` : sql`topic`;
+  const byTopic = topics === null ? sql`` : topics.length === 1 ? sql`and ${topic} = ${topics[0]}` : sql`and ${topic} in (${sql.join(topics)})`;
   // Written as a range of row values: beside the horizon's `tx < h`, SQLite's planner took a plain `<=` for a filter,
   // not for the end of the index range, and walked on to the head (1.4 s over 282,000 events, for 4,096 wanted).
   const bound = window?.bound ?? null;
@@ -81,6 +84,7 @@ const inCollections = (collections: readonly string[]): RawBuilder<unknown> =>
  * reads go in slices, DialectCapabilities.feedScanRows; PostgreSQL's planner weighs a whole read, and its plans are
  * left as they were) reads several collections through `events_collection_feed` (migration 024), one seek each, and
  * sorts what they hold in the slice: it takes that index for any `collection in (…)`, past COLLECTION_SEEKS too.
+ * Several topics of a read that names no collection go the same way through `events_topic_feed` (025).
  * Sorting the rows themselves built and sorted the JSON of every event in the slice before the limit kept any: 43 ms
  * for a page of 1,000 events of 1.3 KB of 16 collections, where the feed index walked the same slice in order in
  * 14 ms. So there the sort takes only the positions, from that index alone, and the events are read by position after
@@ -90,7 +94,8 @@ const inCollections = (collections: readonly string[]): RawBuilder<unknown> =>
 function pageRows(caps: DialectCapabilities, filter: FeedFilter, parts: ReturnType<typeof feedStatementParts>, after: FeedPosition, limit: number, columns: RawBuilder<unknown>) {
   const { fromHorizon, h, matching, check } = parts;
   const range = sql`position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${matching}`;
-  if (caps.feedScanRows === null || (filter.collections?.length ?? 0) < 2) {
+  const keys = filter.collections?.length ?? (seekOf(filter)?.keys.length ?? 0);
+  if (caps.feedScanRows === null || keys < 2) {
     return sql`select ${columns} from events${fromHorizon} where ${range} ${check} order by tx, position limit ${limit}`;
   }
   return sql`
@@ -109,10 +114,25 @@ function pageRows(caps: DialectCapabilities, filter: FeedFilter, parts: ReturnTy
 const COLLECTION_SEEKS = 16;
 
 /**
+ * The index a filtered read's scan bound seeks, one seek per key: `events_collection_feed` (024) for up to
+ * COLLECTION_SEEKS collections; for a read that names no collection, `events_topic_feed` (025) for its topics (at most
+ * ten, SPEC's query; each once). Null: the bound is found by walking the feed's positions. A read of collections and
+ * topics seeks its collections: the slice then holds at most a slice's worth of their events, whatever their topics.
+ */
+function seekOf(filter: FeedFilter): { column: 'collection' | 'topic'; keys: readonly string[] } | null {
+  const { collections, topics } = filter;
+  if (collections !== null) return collections.length <= COLLECTION_SEEKS ? { column: 'collection', keys: collections } : null;
+  if (topics === null) return null;
+  const keys = [...new Set(topics)];
+  return keys.length <= COLLECTION_SEEKS ? { column: 'topic', keys } : null;
+}
+
+/**
  * Where a filtered read's slice ends: the `rows`-th position after `after` below the horizon, or null when fewer
- * follow it (the read may go to the head). For a filter of k ≤ COLLECTION_SEEKS collections, the earliest position at
- * which one of them has had rows / k events, so a slice holds at most `rows` of their events together, however many
- * events of other collections lie between (a quiet collection's read reaches the head in one slice). Not `rows` of
+ * follow it (the read may go to the head). For a filter of k keys it seeks (seekOf: collections, or topics when it
+ * names no collection), the earliest position at which one of them has had rows / k events, so a slice holds at most
+ * `rows` of their events together, however many other events lie between (a quiet collection's or topic's read
+ * reaches the head in one slice). Not `rows` of
  * each: the page's statement sorts what the slice holds when it reads several collections (no index gives their
  * events in feed order), and 16 busy collections would have it build and sort 16,384 events' JSON for a page of 1,000.
  */
@@ -124,13 +144,14 @@ async function scanBound(db: Kysely<Tables>, caps: DialectCapabilities, after: F
      where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${byCollection}
      order by tx, position
      limit 1 offset ${n - 1}`;
-  const { collections } = filter;
-  const each = collections === null ? rows : Math.max(1, Math.floor(rows / collections.length));
+  const seek = seekOf(filter);
+  const each = seek === null ? rows : Math.max(1, Math.floor(rows / seek.keys.length));
+  const byKey = (key: string) => (seek!.column === 'collection' ? inCollections([key]) : sql`and topic = ${key}`);
   const statement =
-    collections === null || collections.length > COLLECTION_SEEKS
+    seek === null
       ? sql<FeedPosition>`${withHorizon} ${nth(sql``, rows)}`
       : sql<FeedPosition>`${withHorizon}
-          select tx, position from (${sql.join(collections.map((c) => sql`select * from (${nth(inCollections([c]), each)}) n`), sql` union all `)}) ends
+          select tx, position from (${sql.join(seek.keys.map((k) => sql`select * from (${nth(byKey(k), each)}) n`), sql` union all `)}) ends
            order by tx, position
            limit 1`;
   const { rows: at } = await statement.execute(db);
