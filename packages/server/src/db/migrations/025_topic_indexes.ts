@@ -15,8 +15,12 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
  *    as the target's, record's and event's indexes do (021), so a claim writes no entry into it; on SQLite it is whole
  *    (an update there rewrites an index only when one of its columns changes, so a claim costs it nothing).
  *
- * What each write pays: one more index entry per event and per job (docs/production.md has the figures). Both are built
- * inside the migration's transaction, so writes wait meanwhile.
+ * What each write pays: one more index entry per event and per job. SQLite, callgrind, single-row inserts 100 a
+ * transaction into tables of 100,000 rows (the difference of 2,000 and 12,000 inserts): an event 43,700 → 49,400
+ * instructions, a job 77,200 → 85,300. PostgreSQL, 20,000 single-row inserts in a function beside 200,000 rows: an
+ * event 526 → 620 bytes of WAL, a job 750–810 → 910–940 (the times per insert move less than this machine's noise:
+ * events 19–25 → 30–39 µs, jobs 54–90 → 73–97 µs). Built over 200,000 rows in 0.4–0.5 s (events) and 0.2–0.3 s (jobs)
+ * on SQLite, 0.7–0.8 s each on PostgreSQL, inside the migration's transaction: writes wait meanwhile.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index events_topic_feed on events (topic, tx, position) where position is not null`.execute(db);
