@@ -132,9 +132,9 @@ function seekOf(filter: FeedFilter): { column: 'collection' | 'topic'; keys: rea
  * follow it (the read may go to the head). For a filter of k keys it seeks (seekOf: collections, or topics when it
  * names no collection), the earliest position at which one of them has had rows / k events, so a slice holds at most
  * `rows` of their events together, however many other events lie between (a quiet collection's or topic's read
- * reaches the head in one slice). Not `rows` of
- * each: the page's statement sorts what the slice holds when it reads several collections (no index gives their
- * events in feed order), and 16 busy collections would have it build and sort 16,384 events' JSON for a page of 1,000.
+ * reaches the head in one slice). Not `rows` of each: the page's statement sorts what the slice holds when it reads
+ * several keys (no index gives their events in feed order), and 16 busy collections would have it build and sort
+ * 16,384 events' JSON for a page of 1,000.
  */
 async function scanBound(db: Kysely<Tables>, caps: DialectCapabilities, after: FeedPosition, rows: number, filter: FeedFilter): Promise<FeedPosition | null> {
   const { withHorizon, fromHorizon, h } = feedStatementParts(caps, { collections: null, topics: null, operational: true });
