@@ -142,16 +142,18 @@ const inTargetsWindow = (db: Kysely<Tables>, w: TargetsWindow) =>
  */
 export async function attemptsPerTarget(db: Kysely<Tables>, w: TargetsWindow): Promise<Map<string, number>> {
   if (w.webhookIds.length === 0) return new Map();
-  const half = (table: 'delivery_attempts_rows' | 'delivery_jobs', column: 'started_at' | 'success_started_at') =>
-    db
-      .selectFrom(table)
-      .select([sql<string>`webhook_id`.as('webhook_id'), sql<number>`count(*)`.as('n')])
-      .where('webhook_id', 'in', w.webhookIds)
-      .where(column, '>=', w.from)
-      .where(column, '<=', w.to)
-      .$if(Boolean(w.rowCheck), (q) => q.where(sql.raw<boolean>(w.rowCheck!)))
-      .groupBy('webhook_id');
-  const rows = await half('delivery_attempts_rows', 'started_at').unionAll(half('delivery_jobs', 'success_started_at')).execute();
+  // The two tables named in the text, each read in its own part: a table kept in a value is what the state machine's
+  // check cannot tell from a write (test/webhooks/state-machine.test.ts).
+  const ids = sql.join(w.webhookIds);
+  const check = w.rowCheck ? sql` and ${sql.raw(w.rowCheck)}` : sql``;
+  const { rows } = await sql<{ webhook_id: string; n: number | string }>`
+    select webhook_id, count(*) as n from delivery_attempts_rows
+     where webhook_id in (${ids}) and started_at >= ${w.from} and started_at <= ${w.to}${check}
+     group by webhook_id
+    union all
+    select webhook_id, count(*) as n from delivery_jobs
+     where webhook_id in (${ids}) and success_started_at >= ${w.from} and success_started_at <= ${w.to}${check}
+     group by webhook_id`.execute(db);
   const out = new Map<string, number>();
   for (const r of rows) out.set(r.webhook_id, (out.get(r.webhook_id) ?? 0) + Number(r.n));
   return out;
