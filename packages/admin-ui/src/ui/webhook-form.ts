@@ -11,7 +11,7 @@ import { api, ApiError, discovery } from '../api.js';
 import { h, replace } from '../dom.js';
 import { RATE_PER_SECOND_MAX, TARGET_TYPE_LABELS, type Answer, type Broker, type BrokerKind, type Collection, type Page, type SignatureAlgorithm, type SignatureScheme, type TargetType, type Webhook } from '../types.js';
 import { dropDraft, isResuming, keepDraft, restoreDraft } from './drafts.js';
-import { applyFieldErrors, bannerSlot, errorBanner } from './feedback.js';
+import { applyFieldErrors, bannerSlot, clearFieldErrors, errorBanner } from './feedback.js';
 import { busy, field, select, textInput } from './form.js';
 import { headersEditor } from './headers-editor.js';
 import { caretEcho } from './filter-caret.js';
@@ -111,6 +111,9 @@ export function webhookForm(opts: Options): HTMLFormElement {
     event.preventDefault();
     if (!form.reportValidity()) return;
     banner.show(null);
+    // The last try's faults (field errors, the filter's caret, the local-development hint) go as this one starts: a
+    // save that succeeds said "saved" under a caret still pointing at the filter it replaced.
+    clearFieldErrors(form);
     const input: WebhookInput = {
       ...destination.input(),
       name: name.value.trim(),
