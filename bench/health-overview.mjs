@@ -5,11 +5,13 @@
  * (GET /admin/v1/webhooks/stats), and one busy target's 7 days, with /healthz timed beside each.
  *
  *   node bench/health-overview.mjs seed sqlite|postgres           # 1,000 targets, 2,000,000 attempts over 7 days
- *   node bench/health-overview.mjs measure sqlite|postgres [--main <svc.mjs>] [--per-target] [--bulk]
+ *   node bench/health-overview.mjs measure sqlite|postgres [--main <svc.mjs>] [--per-target] [--bulk] [--busy]
+ *       [--limit N] [--rounds N] [--week-only] [--cpu-prof <dir>]
  *
  * Attempts: 1,200,000 successes kept on delivered jobs (migration 020) and 800,000 failed attempt rows (two for each of
  * 400,000 dead jobs), started uniformly over the last 7 days (as of the seed), shared among the targets as 1/(i+1)
- * (the busiest ~267,000). 100 targets are disabled and 10 deleted. The database stays in /tmp/svc-health-bench.
+ * (the busiest ~267,000). 100 targets are disabled and 10 deleted. The database stays in /tmp/svc-health-bench
+ * (BENCH_HEALTH_DIR) or PostgreSQL's svc_health_bench (BENCH_HEALTH_PG).
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -20,8 +22,9 @@ import { createDb, dbUrl, dropDb } from './lib/pg.mjs';
 const [mode, dialect] = process.argv.slice(2);
 const arg = (name) => { const i = process.argv.indexOf(name); return i < 0 ? null : process.argv[i + 1]; };
 const has = (name) => process.argv.includes(name);
-const DIR = '/tmp/svc-health-bench';
-const PG_NAME = 'svc_health_bench';
+// Overridable, so two people on one machine seed and walk databases of their own.
+const DIR = process.env.BENCH_HEALTH_DIR ?? '/tmp/svc-health-bench';
+const PG_NAME = process.env.BENCH_HEALTH_PG ?? 'svc_health_bench';
 const databaseUrl = dialect === 'sqlite' ? `sqlite:${DIR}/svc.db` : dbUrl(PG_NAME);
 const TARGETS = 1000;
 const JOBS_OK = 1_200_000;
@@ -124,17 +127,26 @@ async function withHealthz(url, fn) {
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
+  // prom-client's event loop delay histogram starts over at each read of /metrics: read before, the max after is the walk's.
+  await lagMaxMs(url);
   const t0 = performance.now();
   const result = await fn();
   const ms = performance.now() - t0;
   done = true;
   await poll;
-  return { result, ms: Math.round(ms), healthzMs: Math.round(worst) };
+  return { result, ms: Math.round(ms), healthzMs: Math.round(worst), lagMaxMs: await lagMaxMs(url) };
+}
+
+/** svc_nodejs_eventloop_lag_max_seconds, in ms: the event loop's longest wait since /metrics was last read. */
+async function lagMaxMs(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = /^svc_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+  return m ? Math.round(Number(m[1]) * 1000) : null;
 }
 
 async function measure() {
   const main = arg('--main') ?? SVC_MAIN;
-  const svc = await startSvc({ main, databaseUrl, mode: 'api' });
+  const svc = await startSvc({ main, databaseUrl, mode: 'api', cpuProfDir: arg('--cpu-prof') });
   const s = await login(svc.url);
   const targets = [];
   let cursor = null;
@@ -147,21 +159,22 @@ async function measure() {
   const rounds = Number(arg('--rounds') ?? 2);
   if (has('--per-target')) {
     for (let r = 0; r < rounds; r++) {
-      const { ms, healthzMs, result } = await withHealthz(svc.url, async () => {
+      const { ms, healthzMs, lagMaxMs, result } = await withHealthz(svc.url, async () => {
         const stats = new Map();
         for (let i = 0; i < targets.length; i += 6) {
           await Promise.all(targets.slice(i, i + 6).map(async (t) => stats.set(t.id, await s.call('GET', `/admin/v1/webhooks/${t.id}/stats`))));
         }
         return [...stats.values()].reduce((n, x) => n + x.attempts.total, 0);
       });
-      console.log(JSON.stringify({ ...out, what: 'per-target 24 h, 6 at a time', ms, healthzMs, attempts: result }));
+      console.log(JSON.stringify({ ...out, what: 'per-target 24 h, 6 at a time', ms, healthzMs, lagMaxMs, attempts: result }));
     }
   }
   if (has('--bulk')) {
     const limit = Number(arg('--limit') ?? 200);
-    for (const since of [null, new Date(Date.now() - 7 * 86_400_000 + 60_000).toISOString()]) {
+    const week = new Date(Date.now() - 7 * 86_400_000 + 60_000).toISOString();
+    for (const since of has('--week-only') ? [week] : [null, week]) {
       for (let r = 0; r < rounds; r++) {
-        const { ms, healthzMs, result } = await withHealthz(svc.url, async () => {
+        const { ms, healthzMs, lagMaxMs, result } = await withHealthz(svc.url, async () => {
           let n = 0;
           let pages = 0;
           let c = null;
@@ -173,7 +186,7 @@ async function measure() {
           } while (c);
           return { attempts: n, pages };
         });
-        console.log(JSON.stringify({ ...out, what: `bulk ${since ? '7 days' : '24 h'}, limit ${limit}`, ms, healthzMs, ...result }));
+        console.log(JSON.stringify({ ...out, what: `bulk ${since ? '7 days' : '24 h'}, limit ${limit}`, ms, healthzMs, lagMaxMs, ...result }));
       }
     }
   }
@@ -182,8 +195,8 @@ async function measure() {
     // The busiest target is the first one created (1/(i+1)).
     const busiest = [...targets].sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.id.localeCompare(y.id))[0];
     for (let r = 0; r < rounds; r++) {
-      const { ms, healthzMs, result } = await withHealthz(svc.url, () => s.call('GET', `/admin/v1/webhooks/${busiest.id}/stats?since=${encodeURIComponent(since)}`));
-      console.log(JSON.stringify({ ...out, what: 'busiest target, 7 days', ms, healthzMs, attempts: result.attempts.total }));
+      const { ms, healthzMs, lagMaxMs, result } = await withHealthz(svc.url, () => s.call('GET', `/admin/v1/webhooks/${busiest.id}/stats?since=${encodeURIComponent(since)}`));
+      console.log(JSON.stringify({ ...out, what: 'busiest target, 7 days', ms, healthzMs, lagMaxMs, attempts: result.attempts.total }));
     }
   }
   await svc.stop();
