@@ -257,6 +257,7 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
     db,
     queries,
     reads: db,
+    offMain: queries,
     caps,
     // A write that planned with targets a process keeps, and found them changed at its insert, runs again (run-again.ts).
     write: (work) => runningAgain(() => db.transaction().execute(work)),

@@ -209,14 +209,15 @@ export function withBuffers(row: unknown): unknown {
 /**
  * A Kysely instance for records queries: reads only, no transactions. Each statement runs first on the main
  * connection (`main`), where the row check gives it up once it outgrows its budget (OverBudgetError), and then on the
- * pool, where it may run until the query timeout; straight on the pool while heavy work holds the main connection.
+ * pool, where it may run until the query timeout; straight on the pool while heavy work holds the main connection,
+ * and always with `offMain` (Database.offMain).
  */
-export function readerKysely(pool: ReaderPool, main: Kysely<Tables>, mainHeld: { held: boolean }, budget: MainBudget): Kysely<Tables> {
+export function readerKysely(pool: ReaderPool, main: Kysely<Tables>, mainHeld: { held: boolean }, budget: MainBudget, offMain = false): Kysely<Tables> {
   const connection: DatabaseConnection = {
     executeQuery: async <R>(q: CompiledQuery) => {
       // Heavy work holds the main connection (sqlite-writer-thread.ts): a query would wait for it there, outside its
       // timeout; a reader answers it now. So does one asked for in a turn in which another outgrew its budget there.
-      if (mainHeld.held || budget.overran) return (await pool.run(q.sql, q.parameters)) as QueryResult<R>;
+      if (offMain || mainHeld.held || budget.overran) return (await pool.run(q.sql, q.parameters)) as QueryResult<R>;
       try {
         return await main.executeQuery<R>(q);
       } catch (err) {

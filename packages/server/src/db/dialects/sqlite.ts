@@ -215,10 +215,12 @@ export function openSqlite(path: string, synchronous: 'FULL' | 'NORMAL', readers
   const grouped = new GroupCommit(db);
   const changing = new Set<string>();
   const queries = pool ? readerKysely(pool, db, mainHeld, budget) : db;
+  const offMain = pool ? readerKysely(pool, db, mainHeld, budget, true) : db;
   return {
     db,
     queries,
     reads: queries,
+    offMain,
     caps,
     write: (work) => grouped.run(work),
     writeStatement: (work) => grouped.run(work),
