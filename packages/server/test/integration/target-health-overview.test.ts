@@ -1,6 +1,10 @@
-import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql, type Kysely, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../src/db/dialects/types.js';
 import type { Tables } from '../../src/db/tables.js';
+import { JsonBytes } from '../../src/lib/json-slices.js';
+import { CHUNK_BUCKETS } from '../../src/webhooks/target-health.js';
+import { turnCounter } from '../helpers/turn-counter.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
@@ -215,3 +219,98 @@ describe.each(DIALECTS)('GET /admin/v1/webhooks/stats over a long window (%s)', 
     expect(day.nextCursor).toBeNull();
   });
 });
+
+describe.each(DIALECTS)('GET /admin/v1/webhooks/stats holds the event loop a chunk of targets at a time (%s)', (dialect) => {
+  let t: TestApp | undefined;
+  afterAll(async () => t?.close());
+
+  /**
+   * SPEC §12: a page of 59 targets' week is 9,971 hourly buckets. Read, built and written in one piece, its rows
+   * (arriving from a reader thread at once), its health and its JSON held the loop 80-180 ms on a loaded 2-core
+   * machine, with the sorts of its statements on SQLite's main connection 100-170 ms more (docs/target-health.md).
+   * Counted in turns of the event loop and rows, not milliseconds: each turn reads, builds and writes one chunk of
+   * targets, at most CHUNK_BUCKETS buckets.
+   */
+  it('reads, builds and writes a page of a week in chunks of at most CHUNK_BUCKETS buckets, each in a turn of its own', async () => {
+    t = await createTestApp(dialect, {}, { clock: new ManualClock(NOW) });
+    const db = t.ctx.database.db;
+    await seedEvent(db);
+    const targets = Array.from({ length: 60 }, (_, i) => `wh_${String(i).padStart(26, '0')}`);
+    for (const id of targets) await seedTarget(db, id);
+    // A success every hour of the week for every target (on its delivered job's row): every bucket has a row.
+    const jobs = targets.flatMap((id, i) => Array.from({ length: 169 }, (_, h) => ({ id, at: Math.max(NOW - h * HOUR - i, NOW - 7 * DAY + i), ms: (h * 7919 + i) % 1000 })));
+    for (let i = 0; i < jobs.length; i += 500) {
+      const rows = jobs.slice(i, i + 500).map(
+        (j, k) => sql`(${`del_${String(i + k).padStart(26, '0')}`}, ${j.id}, 'evt_1', 'record.created', 'issues', 'rec_1', 'delivered', 1, 0, ${j.at}, ${j.at}, ${j.at}, ${j.at}, ${j.ms}, 200, '')`,
+      );
+      await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start, next_attempt_at, created_at, updated_at,
+                                           success_started_at, success_duration_ms, success_status_code, success_snippet) values ${sql.join(rows)}`.execute(db);
+    }
+    const since = encodeURIComponent(new Date(NOW - 7 * DAY).toISOString());
+    const perChunk = Math.floor(CHUNK_BUCKETS / 169);
+
+    // Each statement by target and hour notes its turn and rows; each item written as JSON, its turn.
+    const counter = turnCounter();
+    const hourRows: Array<{ turn: number; rows: number }> = [];
+    const written: number[] = [];
+    const database = t.ctx.database as { -readonly [K in keyof Database]: Database[K] };
+    const [queries, offMain] = [database.queries, database.offMain];
+    database.queries = queries.withPlugin(notingHourRows((rows) => hourRows.push({ turn: counter.turn, rows })));
+    database.offMain = offMain.withPlugin(notingHourRows((rows) => hourRows.push({ turn: counter.turn, rows })));
+    const of = JsonBytes.of.bind(JsonBytes);
+    const spy = vi.spyOn(JsonBytes, 'of').mockImplementation((value) => {
+      if ((value as { webhookId?: string }).webhookId !== undefined) written.push(counter.turn);
+      return of(value);
+    });
+    let page: { items: Array<{ webhookId: string; stats: { attempts: { total: number }; buckets: unknown[] } }>; nextCursor: string | null };
+    try {
+      const res = await t.app.inject({ method: 'GET', url: `/admin/v1/webhooks/stats?limit=200&since=${since}`, headers: t.admin.headers });
+      expect(res.statusCode, res.body).toBe(200);
+      page = res.json();
+    } finally {
+      counter.stop();
+      spy.mockRestore();
+      database.queries = queries;
+      database.offMain = offMain;
+    }
+    expect(page.items).toHaveLength(59);
+    expect(page.nextCursor).not.toBeNull();
+    for (const item of page.items) {
+      expect(item.stats.buckets).toHaveLength(169);
+      expect(item.stats.attempts.total).toBe(169);
+    }
+    const own = await t.app.inject({ method: 'GET', url: `/admin/v1/webhooks/${targets[58]}/stats?since=${since}`, headers: t.admin.headers });
+    expect(page.items[58]!.stats).toEqual(own.json());
+
+    // Every item was written as its chunk was read, at most a chunk of them a turn.
+    expect(written).toHaveLength(59);
+    const perTurn = (turns: number[]) => [...countBy(turns).values()];
+    expect(Math.max(...perTurn(written)), `items written a turn: ${written.join(', ')}`).toBeLessThanOrEqual(perChunk);
+    expect(new Set(written).size).toBeGreaterThanOrEqual(Math.ceil(59 / perChunk));
+    // Every bucket's row was read by a statement of at most a chunk's buckets, one such statement a turn.
+    expect(hourRows.reduce((n, r) => n + r.rows, 0)).toBe(59 * 169);
+    for (const r of hourRows) expect(r.rows, JSON.stringify(hourRows)).toBeLessThanOrEqual(perChunk * 169);
+    expect(new Set(hourRows.map((r) => r.turn)).size, JSON.stringify(hourRows)).toBe(hourRows.length);
+  });
+});
+
+const countBy = (values: readonly number[]): Map<number, number> => {
+  const out = new Map<number, number>();
+  for (const v of values) out.set(v, (out.get(v) ?? 0) + 1);
+  return out;
+};
+
+/** Calls `noted` with the rows of each statement that counts attempts by target and hour (countsByTargetHour). */
+function notingHourRows(noted: (rows: number) => void): KyselyPlugin {
+  const hourly = new WeakSet<object>();
+  return {
+    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      if (JSON.stringify(args.node).includes('3600000') && JSON.stringify(args.node).includes('webhook_id')) hourly.add(args.queryId);
+      return args.node;
+    },
+    transformResult: async (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => {
+      if (hourly.has(args.queryId)) noted(args.result.rows.length);
+      return args.result;
+    },
+  };
+}
