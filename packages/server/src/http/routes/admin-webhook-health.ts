@@ -66,7 +66,7 @@ export const STATS_PAGE_ATTEMPTS = 250_000;
  * A page whose windows hold more attempts than this has its statements read on a reader thread from the start
  * (Database.offMain): sorting 10,000 rows takes SQLite a few ms, on the main connection beyond its budget.
  */
-const OFF_MAIN_ATTEMPTS = 10_000;
+export const OFF_MAIN_ATTEMPTS = 10_000;
 
 /** The most hourly buckets a page holds (targets × hours of the window): 400 targets' day, 59 targets' week. */
 export const STATS_PAGE_BUCKETS = 10_000;
