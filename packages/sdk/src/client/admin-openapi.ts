@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * Every live target's health since a time (default 24 h, at most 7 days back), a page of targets at a time
-         * @description Items in the order of GET /admin/v1/webhooks (by id; deleted targets absent, disabled ones included), each target's `stats` exactly what GET /admin/v1/webhooks/{id}/stats answers for the same `since`. A cursor of either list is good for the other. Computed in a fixed number of statements a page, whatever its size.
+         * @description Items in the order of GET /admin/v1/webhooks (by id; deleted targets absent, disabled ones included), each target's `stats` exactly what GET /admin/v1/webhooks/{id}/stats answers for the same `since`. A cursor of either list is good for the other. A page is bounded (at most 200 targets, 10,000 hourly buckets, 250,000 attempts) and computed in at most 15 statements.
          */
         get: operations["listWebhookStats"];
         put?: never;
