@@ -24,11 +24,28 @@ export const MAX_HEALTH_WINDOW_MS = 7 * 24 * HOUR_MS;
 /** Nearest-rank: the smallest value with at least p of the values at or below it. */
 export const nearestRank = (p: number, n: number): number => Math.max(1, Math.ceil(p * n));
 
-export async function targetHealth(db: Kysely<Tables>, opts: { webhookId: string; since: number; now: number; rowCheck?: string | null }): Promise<TargetHealth> {
+/**
+ * Statements over more attempts than this are read where a sort after the read cannot hold the event loop
+ * (Database.offMain: on SQLite a reader thread from the start). SQLite's main connection checks its budget only as rows
+ * are read; a sort after the read (by duration, by target and hour) ran there to its end: sorting 10,000 rows takes a
+ * few ms, a page of the overview's 250,000 held the loop 100-170 ms.
+ */
+export const OFF_MAIN_ATTEMPTS = 10_000;
+
+/**
+ * One target's health. `offMain` is where the durations' sorts run once the hours have counted more than
+ * OFF_MAIN_ATTEMPTS attempts (each sorts every attempt of the window by duration).
+ */
+export async function targetHealth(
+  db: Kysely<Tables>,
+  opts: { webhookId: string; since: number; now: number; rowCheck?: string | null },
+  offMain: Kysely<Tables> = db,
+): Promise<TargetHealth> {
   const w: Window = { webhookId: opts.webhookId, from: opts.since, to: opts.now, rowCheck: opts.rowCheck ?? null };
   const hours = await countsByHour(db, w);
   const total = hours.reduce((n, h) => n + h.succeeded + h.failed, 0);
-  const [p50, p95] = total === 0 ? [null, null] : await Promise.all([durationAtRank(db, w, nearestRank(0.5, total)), durationAtRank(db, w, nearestRank(0.95, total))]);
+  const ranks = total > OFF_MAIN_ATTEMPTS ? offMain : db;
+  const [p50, p95] = total === 0 ? [null, null] : await Promise.all([durationAtRank(ranks, w, nearestRank(0.5, total)), durationAtRank(ranks, w, nearestRank(0.95, total))]);
   return health(hours, p50, p95, opts);
 }
 

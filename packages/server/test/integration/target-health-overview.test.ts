@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/dialects/types.js';
 import type { Tables } from '../../src/db/tables.js';
 import { JsonBytes } from '../../src/lib/json-slices.js';
-import { CHUNK_BUCKETS } from '../../src/webhooks/target-health.js';
+import { CHUNK_BUCKETS, OFF_MAIN_ATTEMPTS } from '../../src/webhooks/target-health.js';
 import { turnCounter } from '../helpers/turn-counter.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/db.js';
 import { seedEvent, seedTarget } from '../helpers/queue-fixtures.js';
-import { OFF_MAIN_ATTEMPTS, withinAttempts } from '../../src/http/routes/admin-webhook-health.js';
+import { withinAttempts } from '../../src/http/routes/admin-webhook-health.js';
 import { attemptsPerTarget } from '../../src/webhooks/attempt-stats-store.js';
 
 /**
@@ -318,5 +318,72 @@ function notingHourRows(noted: (rows: number) => void): KyselyPlugin {
       if (hourly.has(args.queryId)) noted(args.result.rows.length);
       return args.result;
     },
+  };
+}
+
+describe.each(DIALECTS)('GET /admin/v1/webhooks/{id}/stats of a busy target (%s)', (dialect) => {
+  let t: TestApp | undefined;
+  afterAll(async () => t?.close());
+
+  /**
+   * Its two percentiles each sort every attempt of the window by duration. On SQLite's main connection the budget is
+   * checked only as rows are read, so the sort after a read within it ran there to its end: past OFF_MAIN_ATTEMPTS
+   * they go where such a sort holds nothing (Database.offMain), as the overview's do. Claimed by where each statement
+   * ran, not by a time.
+   */
+  it('sorts its durations off the main connection once its window holds more than OFF_MAIN_ATTEMPTS attempts', async () => {
+    t = await createTestApp(dialect, {}, { clock: new ManualClock(NOW) });
+    const db = t.ctx.database.db;
+    await seedEvent(db);
+    const [busy, quiet] = [`wh_${'1'.padStart(26, '0')}`, `wh_${'2'.padStart(26, '0')}`];
+    for (const id of [busy, quiet]) await seedTarget(db, id);
+    const successes = [...Array.from({ length: OFF_MAIN_ATTEMPTS + 1 }, (_, k) => ({ id: busy, k })), ...Array.from({ length: 10 }, (_, k) => ({ id: quiet, k }))];
+    for (let i = 0; i < successes.length; i += 500) {
+      const rows = successes.slice(i, i + 500).map(({ id, k }, j) => {
+        const at = NOW - 1 - (k % (20 * 60)) * MIN;
+        return sql`(${`del_${String(i + j).padStart(26, '0')}`}, ${id}, 'evt_1', 'record.created', 'issues', 'rec_1', 'delivered', 1, 0, ${at}, ${at}, ${at}, ${at}, ${(k * 7919) % 1000}, 200, '')`;
+      });
+      await sql`insert into delivery_jobs (id, webhook_id, event_id, topic, collection, record_id, state, attempt_count, round_start, next_attempt_at, created_at, updated_at,
+                                           success_started_at, success_duration_ms, success_status_code, success_snippet) values ${sql.join(rows)}`.execute(db);
+    }
+    const ranks: Array<{ webhookId: string; offMain: boolean }> = [];
+    const database = t.ctx.database as { -readonly [K in keyof Database]: Database[K] };
+    const [queries, offMain] = [database.queries, database.offMain];
+    let asked = '';
+    database.queries = queries.withPlugin(notingRankStatements(() => ranks.push({ webhookId: asked, offMain: false })));
+    database.offMain = offMain.withPlugin(notingRankStatements(() => ranks.push({ webhookId: asked, offMain: true })));
+    const stats: Record<string, { attempts: { total: number }; latencyMs: { p50: number | null; p95: number | null } }> = {};
+    try {
+      for (const id of [busy, quiet]) {
+        asked = id;
+        const res = await t.app.inject({ method: 'GET', url: `/admin/v1/webhooks/${id}/stats`, headers: t.admin.headers });
+        expect(res.statusCode, res.body).toBe(200);
+        stats[id] = res.json();
+      }
+    } finally {
+      database.queries = queries;
+      database.offMain = offMain;
+    }
+    expect(stats[busy]!.attempts.total).toBe(OFF_MAIN_ATTEMPTS + 1);
+    expect(stats[quiet]!.attempts.total).toBe(10);
+    for (const s of Object.values(stats)) expect(s.latencyMs.p95).not.toBeNull();
+    expect(ranks).toEqual([
+      { webhookId: busy, offMain: true },
+      { webhookId: busy, offMain: true },
+      { webhookId: quiet, offMain: false },
+      { webhookId: quiet, offMain: false },
+    ]);
+  });
+});
+
+/** Calls `noted` for each statement that takes the duration at a rank (durationAtRank: ordered by duration, one row). */
+function notingRankStatements(noted: () => void): KyselyPlugin {
+  return {
+    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      const text = JSON.stringify(args.node);
+      if (args.node.kind === 'SelectQueryNode' && text.includes('"offset"') && text.includes('duration_ms')) noted();
+      return args.node;
+    },
+    transformResult: async (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => args.result,
   };
 }

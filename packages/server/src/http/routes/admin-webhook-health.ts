@@ -13,7 +13,7 @@ import { recoverTarget, replayTarget, type Window } from '../../webhooks/recover
 import { requireTarget } from '../../webhooks/targets.js';
 import { listTargetIds } from '../../webhooks/targets-store.js';
 import { attemptsPerTarget, HOUR_MS } from '../../webhooks/attempt-stats-store.js';
-import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, targetHealth, targetsHealth, type TargetHealth } from '../../webhooks/target-health.js';
+import { DEFAULT_HEALTH_WINDOW_MS, MAX_HEALTH_WINDOW_MS, OFF_MAIN_ATTEMPTS, targetHealth, targetsHealth, type TargetHealth } from '../../webhooks/target-health.js';
 import { errorResponses } from '../schemas.js';
 
 /** A target's health, and sending it what it missed (SPEC §10 "Target health", "Recover and replay"). */
@@ -61,12 +61,6 @@ export const STATS_PAGE_MAX = 200;
  * at 1,000 targets × 2,000,000 attempts is ~1,400,000 attempts, over SVC_QUERY_TIMEOUT_MS on a loaded machine.
  */
 export const STATS_PAGE_ATTEMPTS = 250_000;
-
-/**
- * A page whose windows hold more attempts than this has its statements read on a reader thread from the start
- * (Database.offMain): sorting 10,000 rows takes SQLite a few ms, on the main connection beyond its budget.
- */
-export const OFF_MAIN_ATTEMPTS = 10_000;
 
 /** The most hourly buckets a page holds (targets × hours of the window): 400 targets' day, 59 targets' week. */
 export const STATS_PAGE_BUCKETS = 10_000;
@@ -208,7 +202,7 @@ export const adminWebhookHealthRoutes =
       const since = sinceOf(request.query.since, now);
       // Its statements read every attempt of the window (a busy target's week: millions): where records queries run,
       // off SQLite's main thread and under SVC_QUERY_TIMEOUT_MS on both databases.
-      return present(await targetHealth(ctx.database.queries, { webhookId: target.id, since, now, rowCheck: ctx.database.caps.query.rowCheck }).catch(timedOut));
+      return present(await targetHealth(ctx.database.queries, { webhookId: target.id, since, now, rowCheck: ctx.database.caps.query.rowCheck }, ctx.database.offMain).catch(timedOut));
     });
 
     app.post('/admin/v1/webhooks/:id/recover', {
