@@ -96,11 +96,11 @@ function pageRows(caps: DialectCapabilities, filter: FeedFilter, parts: ReturnTy
   const range = sql`position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position}) ${matching}`;
   const keys = filter.collections?.length ?? (seekOf(filter)?.keys.length ?? 0);
   if (caps.feedScanRows === null || keys < 2) {
-    return sql`select ${columns} from events${fromHorizon} where ${range} ${check} order by tx, position limit ${limit}`;
+    return sql`select ${columns} from events${fromHorizon} where ${range} ${check} order by tx, position limit ${caps.query.limit(limit)}`;
   }
   return sql`
     select ${columns}
-      from (select tx as page_tx, position as page_position from events${fromHorizon} where ${range} order by tx, position limit ${limit}) keys
+      from (select tx as page_tx, position as page_position from events${fromHorizon} where ${range} order by tx, position limit ${caps.query.limit(limit)}) keys
      cross join events
      where events.position is not null and events.tx = keys.page_tx and events.position = keys.page_position ${check}`;
 }
@@ -296,7 +296,7 @@ export async function readFeedPositions(
         from events${fromHorizon}
        where position is not null and tx < ${h} and (tx, position) > (${after.tx}, ${after.position})
        order by tx, position
-       limit ${opts.limit}) page
+       limit ${caps.query.limit(opts.limit)}) page
     union all
     select * from (
       select topic, collection, tx, position, true as head

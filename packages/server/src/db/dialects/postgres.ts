@@ -78,6 +78,7 @@ const query: QueryDialect = {
   indexState: (index) => sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
     where c.relname = ${index} and c.relnamespace = current_schema()::regnamespace`,
   explain: 'explain',
+  limit: (rows) => sql`${rows}`,
   indexedTextMaxBytes: 2600,
   // program_limit_exceeded: "index row size … exceeds btree version 4 maximum 2704", "index row requires … bytes".
   valueTooLongForIndex: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '54000',

@@ -304,6 +304,13 @@ export interface QueryDialect {
   /** The prefix that makes a statement answer with its plan. */
   readonly explain: string;
   /**
+   * A page's LIMIT of `rows`, bound. SQLite: `(? + 0)`, an expression. SQLite (3.53) marks a statement whose LIMIT is
+   * a bare parameter to be planned again whenever that parameter is bound, which its driver does on every run, while
+   * the plan never used the value: the driver binds every number as a REAL, and the planner reads only an INTEGER
+   * there (sqlite.ts). PostgreSQL: the bare parameter, which a custom plan reads.
+   */
+  limit(rows: number): RawBuilder<unknown>;
+  /**
    * The most bytes of UTF-8 an indexed text field may hold, or null for no limit of its own. PostgreSQL's B-tree takes
    * an entry of at most 2,704 bytes (a third of a page): a record with a longer value in an indexed field failed at
    * its insert, answered 500 `internal`. 2,600 bytes leave room for the entry's header and the record's id, with

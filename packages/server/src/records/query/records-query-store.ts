@@ -112,7 +112,7 @@ export function matchingSql(q: QueryDialect, query: RecordQuery, limit: number, 
   const inline = sql.raw(String(Math.max(0, Math.floor(inlineMaxBytes))));
   return sql<Record<string, unknown>>`select id, version, created_at, updated_at, octet_length(data) as bytes,
     case when octet_length(data) <= ${inline} then data end as data${sql.join(columns, sql.raw(''))}
-    ${fromWhereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${limit}`;
+    ${fromWhereSql(q, query, true)} order by ${sql.join(order, sql.raw(''))}id limit ${q.limit(limit)}`;
 }
 
 /**
