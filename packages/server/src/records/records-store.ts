@@ -41,8 +41,8 @@ export async function listRecordPage(
 ): Promise<SizedRecordRow[]> {
   // Built once (sqlOnce), its rows arrays (caps.arrayRows). Parameters: inlineMaxBytes, collection, afterId ('' before
   // the first id), limit. The limit is an expression (`? + 0`), not a bare parameter: SQLite plans a statement with a
-  // bare LIMIT parameter's value and plans it again whenever it is bound, on every page (db/dialects/sqlite/jobs.ts
-  // pickText); this page's plan is the primary key's range whatever the limit.
+  // bare LIMIT parameter again whenever it is bound, on every page (QueryDialect.limit in db/dialects/sqlite.ts); this
+  // page's plan is the primary key's range whatever the limit.
   const text = sqlOnce(db, 'records-page', (d) =>
     d
       .selectFrom('records')

@@ -169,8 +169,9 @@ function withinBudgets(targets: readonly ClaimTarget[], due: readonly PickRow[],
  * Its limit is `(? + 0)`, not `?`: SQLite (3.53) reads a bare LIMIT parameter's value when it plans, and marks the
  * statement to be planned again whenever that parameter is bound, which better-sqlite3 does on every run. The pick was
  * parsed and planned anew at every claim (callgrind, a W4 drain of 9,000 jobs: 734 `sqlite3Reprepare` calls of
- * ~212,000 instructions each, 26,000 a delivery). The index serves the order whatever the limit, so the planner loses
- * nothing by not knowing it (claim-plan.test.ts). Not every LIMIT is so: a feed page's plan needs its limit's value.
+ * ~212,000 instructions each, 26,000 a delivery). The planner never had the value: it reads an INTEGER there, and
+ * better-sqlite3 binds every number as a REAL (QueryDialect.limit, sqlite.ts); the index serves the order whatever
+ * the limit (claim-plan.test.ts).
  */
 const pickTexts = new Map<string, string>();
 function pickText(targets: readonly ClaimTarget[]): string {
