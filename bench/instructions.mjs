@@ -6,10 +6,13 @@
 //
 //   node bench/instructions.mjs w1 [--main A/svc.mjs --main B/svc.mjs] [--limit 5] [--requests 2000]
 //   node bench/instructions.mjs w4 [--main …] [--jobs 3000]
+//   node bench/instructions.mjs w11 [--main …] [--records 100000] [--warmup 500] [--requests 500]
 //
 // W1: the process is warmed with --warmup requests, its counters zeroed (callgrind_control -z), --requests requests
 // made (8 connections), then dumped. W4: two drains of different sizes, the same template copied for each; the
 // difference of their totals over the difference of their jobs is a delivery's count without start-up and warm-up.
+// W11: as W1, W11's filtered, sorted page (`limit=50`) over --records records (svc serve --no-worker, its reader
+// threads counted with it) against baselines/query-sqlite.mjs; a page costs ~5× W1's, so fewer requests do.
 // Both run every --main given, then the baseline, and print instructions a unit and the ratio baseline ÷ svc.
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,8 @@ import { startReceiver } from './lib/receiver.mjs';
 import { ADMIN, SECRET_KEY, SVC_MAIN, admin, seedRecords, startSvc, svcNodeFlags } from './lib/svc.mjs';
 import { makeTls } from './lib/tls.mjs';
 import { seedTemplate } from './lib/w4-deliver.mjs';
+import { seed as seedW11 } from './lib/w11-query.mjs';
+import { W11_COLLECTION, W11_FILTER } from './baselines/query-common.mjs';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -33,13 +38,14 @@ const { values: args, positionals } = parseArgs({
     warmup: { type: 'string', default: '3000' },
     jobs: { type: 'string', default: '3000' },
     targets: { type: 'string', default: '1' },
+    records: { type: 'string', default: '100000' },
     objects: { type: 'boolean', default: false },
     functions: { type: 'boolean', default: false },
   },
 });
 const workload = positionals[0];
-if (workload !== 'w1' && workload !== 'w4') {
-  console.error('usage: node bench/instructions.mjs w1|w4 [--main path/to/svc.mjs …] [--limit N] [--requests N] [--jobs N] [--targets N]');
+if (workload !== 'w1' && workload !== 'w4' && workload !== 'w11') {
+  console.error('usage: node bench/instructions.mjs w1|w4|w11 [--main path/to/svc.mjs …] [--limit N] [--requests N] [--jobs N] [--targets N] [--records N]');
   process.exit(2);
 }
 const mains = (args.main ?? [SVC_MAIN]).map((m) => resolve(m));
@@ -145,7 +151,20 @@ async function w1() {
   const token = await a.token();
   await seedRecords(seeder.url, token, 'bench', 2000);
   await seeder.stop();
-  const path = `/api/v1/collections/bench/records?limit=${args.limit}`;
+  await perRequest('W1', `limit=${args.limit}`, dbPath, token, `/api/v1/collections/bench/records?limit=${args.limit}`, 'list-sqlite.mjs', {});
+}
+
+async function w11() {
+  const dbPath = join(dir('w11'), 'svc.db');
+  const ctx = { tls: null, logFile: () => null, progress: (_w, m) => console.log(m) };
+  const token = await seedW11(ctx, 'sqlite', `sqlite:${dbPath}`, Number(args.records));
+  const path = `/api/v1/collections/${W11_COLLECTION}/records?filter=${encodeURIComponent(W11_FILTER)}&sort=-priority&limit=50`;
+  // Under valgrind a page queued behind seven others outlasted the default query timeout (10 s): 503s.
+  await perRequest('W11', `${args.records} records`, dbPath, token, path, 'query-sqlite.mjs', { SVC_QUERY_TIMEOUT_MS: '600000' });
+}
+
+/** Instructions a request of `path`, of each --main and of the baseline on the same database, and their ratios. */
+async function perRequest(workload, label, dbPath, token, path, baseline, svcEnv) {
   const n = Number(args.requests);
   const one = async (name, argv, env, port) => {
     const p = underCallgrind(name, argv, env);
@@ -167,14 +186,14 @@ async function w1() {
   const rows = [];
   for (const [i, main] of mains.entries()) {
     const port = await freePort();
-    const env = { SVC_DATABASE_URL: `sqlite:${dbPath}`, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_SECRET_KEY: SECRET_KEY, SVC_ADMIN_EMAIL: ADMIN.email, SVC_ADMIN_PASSWORD: ADMIN.password };
+    const env = { SVC_DATABASE_URL: `sqlite:${dbPath}`, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_SECRET_KEY: SECRET_KEY, SVC_ADMIN_EMAIL: ADMIN.email, SVC_ADMIN_PASSWORD: ADMIN.password, ...svcEnv };
     rows.push([main, await one(`svc${i}`, [...svcNodeFlags(main), main, 'serve', '--no-worker'], env, port)]);
     console.log(`svc ${main}: ${Math.round(rows.at(-1)[1])} instructions a request`);
   }
   const port = await freePort();
-  const raw = await one('raw', [join(BASELINES, 'list-sqlite.mjs')], { BENCH_DB: dbPath, BENCH_PORT: String(port) }, port);
+  const raw = await one('raw', [join(BASELINES, baseline)], { BENCH_DB: dbPath, BENCH_PORT: String(port) }, port);
   console.log(`raw node:http + better-sqlite3: ${Math.round(raw)} instructions a request`);
-  for (const [main, count] of rows) console.log(`W1 limit=${args.limit}, ${main}: baseline ÷ svc ${(raw / count).toFixed(3)} (instructions)`);
+  for (const [main, count] of rows) console.log(`${workload} ${label}, ${main}: baseline ÷ svc ${(raw / count).toFixed(3)} (instructions)`);
 }
 
 async function w4() {
@@ -239,7 +258,7 @@ async function w4() {
 }
 
 try {
-  await (workload === 'w1' ? w1() : w4());
+  await (workload === 'w1' ? w1() : workload === 'w11' ? w11() : w4());
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -33,7 +33,7 @@ function row(i, now) {
  * The schema, collection (with its indexes, built by svc) and token come from svc itself; the rows are written
  * straight into the table (seeding 100,000 records through the API would take longer than the measurement).
  */
-async function seed(ctx, kind, databaseUrl, count) {
+export async function seed(ctx, kind, databaseUrl, count) {
   const seeder = await startSvc({ mode: 'api', databaseUrl, tls: ctx.tls, logFile: ctx.logFile(`w11-${kind}-seed`) });
   let token;
   try {
