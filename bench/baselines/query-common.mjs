@@ -3,9 +3,11 @@
 export const W11_FILTER = "status = 'open' && priority >= 3";
 export const W11_COLLECTION = 'issues';
 
+// The limit as svc writes it on SQLite, `(? + 0)`: a bare `limit ?` is planned again at every bind (better-sqlite3
+// binds every run) with no other effect on the plan (QueryDialect.limit), a cost neither side need pay.
 export const SQLITE_QUERY = `select * from records where collection = '${W11_COLLECTION}'
   and json_extract(data, '$.status') = ? and json_extract(data, '$.priority') >= ?
-  order by json_extract(data, '$.priority') desc nulls last, id limit ?`;
+  order by json_extract(data, '$.priority') desc nulls last, id limit (? + 0)`;
 
 export const PG_QUERY = `select * from records where collection = '${W11_COLLECTION}'
   and ((data::jsonb ->> 'status') collate "C") = $1 and ((data::jsonb ->> 'priority')::numeric) >= cast($2 as numeric)
