@@ -38,3 +38,10 @@ export async function createTestContext(
     },
   };
 }
+
+/**
+ * A context for tests of statements' plans: no reader threads, so every read runs, and is explained, on the main
+ * connection without its 20 ms budget (a loaded machine overran it: OverBudgetError). What such a test checks is each
+ * statement's plan, not where it runs.
+ */
+export const createPlanTestContext = (dialect: Dialect): Promise<TestContext> => createTestContext(dialect, { SVC_SQLITE_READERS: '0' });

@@ -2,7 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ORIGIN } from '../../src/events/feed.js';
 import { readFeed, readFeedPage, type FeedFilter } from '../../src/events/feed-store.js';
-import { createTestContext, type TestContext } from '../helpers/context.js';
+import { createPlanTestContext, type TestContext } from '../helpers/context.js';
 import { DIALECTS } from '../helpers/db.js';
 import { seedFeedEvents } from '../helpers/feed-seed.js';
 import { StatementLog } from '../helpers/statement-log.js';
@@ -27,9 +27,7 @@ describe.each(DIALECTS)('feed reads of a few collections use their own index (%s
   });
 
   async function seeded(): Promise<TestContext> {
-    // No reader threads: the reads run, and are explained, on the main connection without its 20 ms budget (a loaded
-    // machine overran it: OverBudgetError). What is checked here is each statement's plan, not where it runs.
-    t = await createTestContext(dialect, { SVC_SQLITE_READERS: '0' });
+    t = await createPlanTestContext(dialect);
     const { db } = t.ctx.database;
     const { tx } = await seedFeedEvents(db, dialect, { count: BUSY, collection: 'busy', first: 1, step: 2 });
     // quiet_a at positions 2, 2002, …; quiet_b at 4, 2004, …: interleaved with each other and with the busy ones.

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ORIGIN } from '../../src/events/feed.js';
 import { matchesFilter, readFeed, readFeedPage, type FeedFilter, type FeedPosition } from '../../src/events/feed-store.js';
 import { OPERATIONAL_COLLECTION } from '../../src/lib/ids.js';
-import { createTestContext, type TestContext } from '../helpers/context.js';
+import { createPlanTestContext, type TestContext } from '../helpers/context.js';
 import { DIALECTS } from '../helpers/db.js';
 import { seedFeedEvents } from '../helpers/feed-seed.js';
 import { StatementLog } from '../helpers/statement-log.js';
@@ -31,9 +31,7 @@ describe.each(DIALECTS)('feed reads of a few topics use their own index (%s)', (
   });
 
   async function seeded(): Promise<TestContext> {
-    // No reader threads: the reads run, and are explained, on the main connection without its 20 ms budget (a loaded
-    // machine overran it: OverBudgetError). What is checked here is each statement's plan, not where it runs.
-    t = await createTestContext(dialect, { SVC_SQLITE_READERS: '0' });
+    t = await createPlanTestContext(dialect);
     const { db } = t.ctx.database;
     const { tx } = await seedFeedEvents(db, dialect, { count: BUSY, collection: 'busy', first: 1, step: 2 });
     await seedFeedEvents(db, dialect, { count: QUIET, collection: 'busy', first: 2, step: STEP, tx });
