@@ -134,7 +134,7 @@ describe('examples/systemd units', () => {
     expect([...unit.keys()].every((s) => ['Unit', 'Service', 'Install'].includes(s))).toBe(true);
     const [node, ...args] = value(unit, 'Service', 'ExecStart')!.split(/\s+/);
     expect(node).toMatch(/^\/\S+\/node$/);
-    expect(nodeFlags).toEqual(['--initial-old-space-size=96']);
+    expect(nodeFlags).toEqual(['--initial-old-space-size=96', '--max-semi-space-size=8']);
     expect(args.slice(0, nodeFlags.length)).toEqual(nodeFlags);
     expect(args[nodeFlags.length]).toMatch(/\/packages\/server\/dist\/svc\.mjs$/);
     // build.mjs writes the command as dist/svc.mjs: the entry named svc, with the .mjs extension.

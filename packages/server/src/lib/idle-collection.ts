@@ -1,0 +1,84 @@
+import { performance } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { Logger } from 'pino';
+
+/**
+ * Garbage a busy spell left in the old generation, collected once the process falls idle.
+ *
+ * The command runs Node with `--initial-old-space-size=96` (cli/main.ts): V8 makes no full collection while the old
+ * generation is under 96 MB, so the feed's catch-up is not slowed by one every few pages. Its cost is that a busy
+ * spell's promoted garbage stays: each request that waits its turn long enough outlives two scavenges and goes old
+ * (190–230 bytes a request on a loaded machine, bench/README "W8's memory"), and nothing frees it, not even when the
+ * load stops. V8's memory reducer, which collects when the allocation rate falls, never starts in a process that has
+ * made no full collection, which the floor prevents. So a long-running svc climbed round after round of W1 (146–192
+ * MB) and kept it idle.
+ *
+ * Here, once a second: when the event loop was at most IDLE_UTILIZATION busy over the last second and the old
+ * generation has grown by GROWTH_BYTES since the last collection, one full collection runs. It holds the loop for
+ * what it takes (~5–20 ms for svc's 15–25 MB of live heap), at a moment nothing waited. Its baseline is the old
+ * generation's size after it: a heap that is mostly live is not collected again until it has grown by as much again.
+ */
+export const CHECK_EVERY_MS = 1000;
+export const IDLE_UTILIZATION = 0.05;
+export const GROWTH_BYTES = 8 * 1024 * 1024;
+
+export interface IdleCollectionOptions {
+  everyMs?: number;
+  growthBytes?: number;
+  idleUtilization?: number;
+  /** Each collection: what the old generation held before and after it, and how long it took. */
+  collected?: (c: { beforeBytes: number; afterBytes: number; ms: number }) => void;
+}
+
+/** Whether a collection is due: an idle loop, and enough growth since the last one. */
+export const collectionDue = (s: { utilization: number; oldBytes: number; baselineBytes: number }, o: { idleUtilization: number; growthBytes: number }): boolean =>
+  s.utilization <= o.idleUtilization && s.oldBytes - s.baselineBytes >= o.growthBytes;
+
+/** The old generation's bytes in use (V8's `old_space`). */
+export function oldSpaceBytes(): number {
+  for (const s of getHeapSpaceStatistics()) if (s.space_name === 'old_space') return s.space_used_size;
+  return 0;
+}
+
+/**
+ * V8's full collection as a function. Node exposes it only to a process started with `--expose-gc`; the flag is set
+ * for as long as a new context is made (whose global then has `gc`) and unset again, so the process's own global
+ * never gets one.
+ */
+function fullCollection(): () => void {
+  setFlagsFromString('--expose-gc');
+  try {
+    return runInNewContext('gc') as () => void;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+}
+
+/** Starts the idle collection; the function returned stops it. Its timer keeps no process alive. */
+export function startIdleCollection(logger: Logger, options: IdleCollectionOptions = {}): () => void {
+  const o = { everyMs: options.everyMs ?? CHECK_EVERY_MS, growthBytes: options.growthBytes ?? GROWTH_BYTES, idleUtilization: options.idleUtilization ?? IDLE_UTILIZATION };
+  const gc = fullCollection();
+  let baselineBytes = oldSpaceBytes();
+  let last = performance.eventLoopUtilization();
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    const oldBytes = oldSpaceBytes();
+    // A full collection V8 made by itself (past the floor) leaves less than the baseline: start from there.
+    if (oldBytes < baselineBytes) baselineBytes = oldBytes;
+    if (!collectionDue({ utilization, oldBytes, baselineBytes }, o)) return;
+    const t0 = performance.now();
+    gc();
+    const ms = performance.now() - t0;
+    baselineBytes = oldSpaceBytes();
+    // The collection's own time is not the next second's load.
+    last = performance.eventLoopUtilization();
+    const c = { beforeBytes: oldBytes, afterBytes: baselineBytes, ms };
+    options.collected?.(c);
+    logger.debug({ oldSpaceBefore: c.beforeBytes, oldSpaceAfter: c.afterBytes, ms: Math.round(ms * 10) / 10 }, 'idle: old generation collected');
+  }, o.everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
