@@ -7,12 +7,15 @@
 //   node bench/instructions.mjs w1 [--main A/svc.mjs --main B/svc.mjs] [--limit 5] [--requests 2000]
 //   node bench/instructions.mjs w4 [--main …] [--jobs 3000]
 //   node bench/instructions.mjs w11 [--main …] [--records 100000] [--warmup 500] [--requests 500]
+//   node bench/instructions.mjs w2 [--main …] [--requests 2000]
 //
 // W1: the process is warmed with --warmup requests, its counters zeroed (callgrind_control -z), --requests requests
 // made (8 connections), then dumped. W4: two drains of different sizes, the same template copied for each; the
 // difference of their totals over the difference of their jobs is a delivery's count without start-up and warm-up.
 // W11: as W1, W11's filtered, sorted page (`limit=50`) over --records records (svc serve --no-worker, its reader
 // threads counted with it) against baselines/query-sqlite.mjs; a page costs ~5× W1's, so fewer requests do.
+// W2: as W1, W2's create (~1 KB of data, one subscribed target, `svc serve --no-worker`, SQLite `FULL`) against
+// baselines/create-sqlite.mjs on a database of its own, both starting empty; the commits' waits are not instructions.
 // Both run every --main given, then the baseline, and print instructions a unit and the ratio baseline ÷ svc.
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort } from './lib/proc.mjs';
 import { startReceiver } from './lib/receiver.mjs';
-import { ADMIN, SECRET_KEY, SVC_MAIN, admin, seedRecords, startSvc, svcNodeFlags } from './lib/svc.mjs';
+import { ADMIN, SECRET_KEY, SVC_MAIN, admin, recordData, seedRecords, startSvc, svcNodeFlags } from './lib/svc.mjs';
 import { makeTls } from './lib/tls.mjs';
 import { seedTemplate } from './lib/w4-deliver.mjs';
 import { seed as seedW11 } from './lib/w11-query.mjs';
@@ -44,8 +47,8 @@ const { values: args, positionals } = parseArgs({
   },
 });
 const workload = positionals[0];
-if (workload !== 'w1' && workload !== 'w4' && workload !== 'w11') {
-  console.error('usage: node bench/instructions.mjs w1|w4|w11 [--main path/to/svc.mjs …] [--limit N] [--requests N] [--jobs N] [--targets N] [--records N]');
+if (!['w1', 'w2', 'w4', 'w11'].includes(workload)) {
+  console.error('usage: node bench/instructions.mjs w1|w2|w4|w11 [--main path/to/svc.mjs …] [--limit N] [--requests N] [--jobs N] [--targets N] [--records N]');
   process.exit(2);
 }
 const mains = (args.main ?? [SVC_MAIN]).map((m) => resolve(m));
@@ -138,8 +141,8 @@ async function waitHttp(url, proc) {
   throw new Error(`no answer from ${url}`);
 }
 
-const requests = (url, token, amount) =>
-  autocannon({ url, headers: { authorization: `Bearer ${token}` }, connections: 8, amount, timeout: 120 }).then((r) => {
+const requests = (url, token, amount, post = null) =>
+  autocannon({ url, headers: { authorization: `Bearer ${token}`, ...(post ? { 'content-type': 'application/json' } : {}) }, method: post ? 'POST' : 'GET', body: post ?? undefined, connections: 8, amount, timeout: 120 }).then((r) => {
     if (r['2xx'] !== amount) throw new Error(`${url}: ${r['2xx']} of ${amount} answered 2xx`);
   });
 
@@ -164,15 +167,15 @@ async function w11() {
 }
 
 /** Instructions a request of `path`, of each --main and of the baseline on the same database, and their ratios. */
-async function perRequest(workload, label, dbPath, token, path, baseline, svcEnv) {
+async function perRequest(workload, label, dbPath, token, path, baseline, svcEnv, { post = null, baseEnv = { BENCH_DB: dbPath } } = {}) {
   const n = Number(args.requests);
   const one = async (name, argv, env, port) => {
     const p = underCallgrind(name, argv, env);
     try {
       await waitHttp(`http://127.0.0.1:${port}/readyz`, p);
-      await requests(`http://127.0.0.1:${port}${path}`, token, Number(args.warmup));
+      await requests(`http://127.0.0.1:${port}${path}`, token, Number(args.warmup), post);
       p.zero();
-      await requests(`http://127.0.0.1:${port}${path}`, token, n);
+      await requests(`http://127.0.0.1:${port}${path}`, token, n, post);
       p.dump();
       const [d] = p.dumps();
       if (d.objects) console.log(`  ${name}, instructions a request by object:\n${objectLines(d.objects, n)}`);
@@ -191,9 +194,23 @@ async function perRequest(workload, label, dbPath, token, path, baseline, svcEnv
     console.log(`svc ${main}: ${Math.round(rows.at(-1)[1])} instructions a request`);
   }
   const port = await freePort();
-  const raw = await one('raw', [join(BASELINES, baseline)], { BENCH_DB: dbPath, BENCH_PORT: String(port) }, port);
+  const raw = await one('raw', [join(BASELINES, baseline)], { ...baseEnv, BENCH_PORT: String(port) }, port);
   console.log(`raw node:http + better-sqlite3: ${Math.round(raw)} instructions a request`);
   for (const [main, count] of rows) console.log(`${workload} ${label}, ${main}: baseline ÷ svc ${(raw / count).toFixed(3)} (instructions)`);
+}
+
+async function w2() {
+  const svcDb = join(dir('w2'), 'svc.db');
+  const baseDb = join(dir('w2'), 'baseline.db');
+  const seeder = await startSvc({ mode: 'api', databaseUrl: `sqlite:${svcDb}` });
+  const a = await admin(seeder.url);
+  await a.collection('bench');
+  const token = await a.token();
+  await a.webhook('https://127.0.0.1:9/hook');
+  await seeder.stop();
+  execFileSync(process.execPath, [SVC_MAIN, 'migrate'], { env: { ...process.env, SVC_DATABASE_URL: `sqlite:${baseDb}`, SVC_SECRET_KEY: SECRET_KEY }, stdio: 'ignore' });
+  const baseEnv = { BENCH_DB: baseDb, BENCH_TOKEN: token, BENCH_TARGET_URL: 'https://127.0.0.1:9/hook', BENCH_SYNCHRONOUS: 'FULL' };
+  await perRequest('W2', 'create', svcDb, token, '/api/v1/collections/bench/records', 'create-sqlite.mjs', {}, { post: JSON.stringify({ data: recordData(1) }), baseEnv });
 }
 
 async function w4() {
@@ -258,7 +275,7 @@ async function w4() {
 }
 
 try {
-  await (workload === 'w1' ? w1() : workload === 'w11' ? w11() : w4());
+  await ({ w1, w2, w4, w11 })[workload]();
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

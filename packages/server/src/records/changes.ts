@@ -221,11 +221,12 @@ export async function createRecord(
   idempotency?: { tokenId: string; key: string },
 ): Promise<CreateResult> {
   checkData(collection, data, false, ctx.database.caps.query.indexedTextMaxBytes);
-  const requestHash = sha256Hex(`${collection.name}\0${JSON.stringify(data)}`);
+  // Only a request with an Idempotency-Key is compared with an earlier one: the data's text and its hash are made for
+  // it alone (for a 1 KB record ~55,000 instructions, 2.7 % of a create, W2 by callgrind).
   const result = await writeOnce<RecordJson>(
     ctx,
     outbox,
-    idempotency && { ...idempotency, requestHash },
+    idempotency && { ...idempotency, requestHash: sha256Hex(`${collection.name}\0${JSON.stringify(data)}`) },
     async (trx, now, traced) => {
       const written = await createInTransaction(trx, traced, collection, data, now);
       return { status: 201, value: written.record, jobs: [written.jobs] };
