@@ -69,11 +69,15 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
     if (handedOver.length > 0) handoff?.adopt(handedOver);
     // PostgreSQL's readers heard it from the write's own NOTIFY; this process's, on SQLite, hear it here.
     if (all.some((e) => e.inFeed) && !database.caps.sharedByProcesses) void database.events.notify();
-    // Where the write itself woke the workers (PostgreSQL, at its commit), nothing is left to send.
+    // Where the write itself woke the workers (PostgreSQL, at its commit), nothing is left to send, but for the targets
+    // whose pending job it held locked (Enqueued.lockedTargets; its held jobs make no notice): a round trip after the
+    // commit for those writes only. Without it the job waited for the poll: a PostgreSQL test of an ordered target
+    // under CPU stress stalled in 3 runs of 15, its released job pending and its target idle (named-wake-ups.test.ts).
     const unwoken = all.filter((e) => e.pending > 0 && !e.woken);
-    if (unwoken.length === 0) return;
+    const locked = all.flatMap((e) => e.lockedTargets);
+    if (unwoken.length === 0 && locked.length === 0) return;
     // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
-    const targets = [...new Set(unwoken.flatMap((e) => e.pendingTargets))];
+    const targets = [...new Set([...unwoken.flatMap((e) => e.pendingTargets), ...locked])];
     await database.signal.notify(targets).catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
   };
   // The outbox of one request's writes, or of the writes in one span (none: untraced); the same engine behind each.

@@ -165,7 +165,7 @@ describe.each(DIALECTS)('claim statement plan (%s)', (dialect) => {
     expect(heldPlan).toMatch(/delivery_jobs_held/);
     expect(openPlan).toMatch(/delivery_jobs_open_record/);
     expect((await probes.held.execute(db)).rows).toEqual([]);
-    expect((await probes.open.execute(db)).rows).toEqual([{ id: 'job_20000' }]);
+    expect((await probes.open.execute(db)).rows).toEqual([{ id: 'job_20000', state: 'pending' }]);
   });
 });
 

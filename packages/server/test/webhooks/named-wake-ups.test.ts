@@ -79,6 +79,42 @@ describe.each(DIALECTS)('wake-ups naming targets (%s)', (dialect) => {
     expect(versions).toEqual([1, 2, 3, 4, 5, 6]);
   }, 60_000);
 
+  // A write ordering its job behind the record's pending job locks that job (enqueue.ts newestUnfinished) until it
+  // commits; a claim meanwhile passes the job over (`for update skip locked`), finds nothing and marks the target idle.
+  // The write's own job is held and woke nobody, so the pending job waited for the poll. The test above stalled so on
+  // PostgreSQL under CPU stress in 3 runs of 15, 20 s each (the first job delivered, the second released and pending,
+  // the others held, the target idle, no wake-up due); this one makes that interleaving on purpose. SQLite runs one
+  // writer at a time: no claim runs while a write holds the job.
+  it.runIf(dialect === 'postgres')('a job a write held locked while a claim passed it over goes out after that write, with no poll', async () => {
+    rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_POLL_MS: '600000' }, { startWorker: false });
+    const res = await rig.admin('POST', '/admin/v1/webhooks', { name: 'ordered', url: `${rig.receiver.url}/hook`, topics: ['record.created', 'record.updated'], ordering: 'record' });
+    expect(res.statusCode).toBe(201);
+    const targetId = (res.json() as { id: string }).id;
+    // The worker is stopped: the create's job is written pending, not handed over.
+    const record = await rig.createRecord({ title: 'v1' });
+    const claimedFor: string[][] = [];
+    const claimed = Scheduler.prototype.claimed;
+    vi.spyOn(Scheduler.prototype, 'claimed').mockImplementation(function (this: Scheduler, wants, results) {
+      claimedFor.push(wants.filter((w, i) => results[i]!.jobs.length === 0).map((w) => w.webhookId));
+      return claimed.call(this, wants, results);
+    });
+    const outbox = createOutbox(rig.ctx.database, rig.ctx.logger, null);
+    const enqueued = await rig.ctx.database.db.transaction().execute(async (trx) => {
+      const e = await outbox.enqueue(trx, { topic: 'record.updated', collection: 'issues', recordId: record.id, payload: { n: 2 } }, rig!.ctx.clock.now());
+      // The pending job is locked now: the worker's first claim asks the target, passes the job over, finds nothing.
+      await rig!.worker.start();
+      await rig!.worker.whenIdle();
+      return e;
+    });
+    expect(claimedFor.some((ids) => ids.includes(targetId))).toBe(true);
+    expect(rig.receiver.requests).toHaveLength(0);
+    await outbox.committed(enqueued);
+    // Only slowness is at stake here (the stall it guards against lasted the ten-minute poll): a generous deadline.
+    await waitFor(() => rig!.receiver.requests.length >= 2, 'both jobs delivered', 30_000);
+    const topics = rig.receiver.requests.map((r) => (JSON.parse(r.body.toString()) as { topic: string }).topic);
+    expect(topics).toEqual(['record.created', 'record.updated']);
+  }, 60_000);
+
   it('a retry goes out when its time comes, with no wake-up and no poll', async () => {
     rig = await createDeliveryRig(dialect, { SVC_WEBHOOK_POLL_MS: '600000', SVC_WEBHOOK_RETRY_SCHEDULE: '0s,300ms,300ms' });
     let answered = 0;

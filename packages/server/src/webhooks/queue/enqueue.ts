@@ -38,20 +38,28 @@ export interface Enqueued {
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
   /** Its pending jobs' wake-up went with the write (DialectCapabilities.notices): none is due after the commit. */
   woken: boolean;
+  /**
+   * Targets whose pending job this write locked to hold its own behind it (newestUnfinished), where a claim can run
+   * meanwhile (sharedByProcesses): that claim passed the job over (`for update skip locked`), may have found nothing
+   * and marked the target idle, and the held job wakes nobody. The wake-up after the commit names them (outbox.ts).
+   */
+  lockedTargets: string[];
 }
 
 /**
  * Ordering `record`: a job waits (`held`) while an older job of the same target and record is unfinished; this
  * returns the newest such job's id, or null. On PostgreSQL that job is locked, so a worker finishing it at this
  * moment either finishes first (the lock then finds it finished: this job needs not wait) or waits for this commit
- * and then releases this job.
+ * and then releases this job. A pending job locked so is passed over by a claim meanwhile (`lockedPending`).
  */
-async function newestUnfinished(trx: Kysely<Tables>, caps: DialectCapabilities, webhookId: string, recordId: string): Promise<string | null> {
+async function newestUnfinished(trx: Kysely<Tables>, caps: DialectCapabilities, webhookId: string, recordId: string): Promise<{ id: string; lockedPending: boolean } | null> {
   const probes = unfinishedProbes(caps, webhookId, recordId);
   const held = await probes.held.execute(trx);
-  if (held.rows.length > 0) return held.rows[0]!.id;
+  // A held job is never claimed: locking it keeps no claim from anything.
+  if (held.rows.length > 0) return { id: held.rows[0]!.id, lockedPending: false };
   const open = await probes.open.execute(trx);
-  return open.rows.reduce<string | null>((newest, r) => (newest === null || r.id > newest ? r.id : newest), null);
+  const id = open.rows.reduce<string | null>((newest, r) => (newest === null || r.id > newest ? r.id : newest), null);
+  return id === null ? null : { id, lockedPending: open.rows.some((r) => r.state === 'pending') };
 }
 
 /**
@@ -61,12 +69,12 @@ async function newestUnfinished(trx: Kysely<Tables>, caps: DialectCapabilities, 
  * JavaScript: with `order by id desc limit 1` SQLite walked the target's whole history in delivery_jobs_webhook (id
  * order) instead, looking for the record.
  */
-export function unfinishedProbes(caps: DialectCapabilities, webhookId: string, recordId: string): { held: RawBuilder<{ id: string }>; open: RawBuilder<{ id: string }> } {
+export function unfinishedProbes(caps: DialectCapabilities, webhookId: string, recordId: string): { held: RawBuilder<{ id: string }>; open: RawBuilder<{ id: string; state: string }> } {
   const lock = caps.forUpdate();
   return {
     held: sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and state = 'held'
                                order by id desc limit 1 ${lock}`,
-    open: sql<{ id: string }>`select id from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and ordered = 1
+    open: sql<{ id: string; state: string }>`select id, state from delivery_jobs where webhook_id = ${webhookId} and record_id = ${recordId} and ordered = 1
                                  and state in ('pending', 'delivering') ${lock}`,
   };
 }
@@ -151,7 +159,7 @@ async function planJobs(
   plan: JobPlan,
 ): Promise<Enqueued> {
   const { eventId, payloadJson } = event;
-  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], woken: false };
+  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], woken: false, lockedTargets: [] };
   for (const target of targets) {
     const key = `${target.id}\0${event.recordId}`;
     const ordered = target.ordering === 'record' && isRecordEvent(event);
@@ -159,7 +167,10 @@ async function planJobs(
     const probes = ordered && !plan.planned.has(key);
     // The look-up locks the job it finds: that needs a transaction.
     if (probes && !trx.isTransaction) throw new NeedsTransaction('an ordered target');
-    const waitsFor = probes ? await newestUnfinished(trx, caps, target.id, event.recordId) : null;
+    const found = probes ? await newestUnfinished(trx, caps, target.id, event.recordId) : null;
+    const waitsFor = found?.id ?? null;
+    // SQLite: no claim runs until this write commits, so none passes the job over.
+    if (found?.lockedPending && caps.sharedByProcesses) enqueued.lockedTargets.push(target.id);
     const held = ordered && (plan.planned.has(key) || waitsFor !== null);
     plan.planned.add(key);
     // Held jobs go out oldest id first (promoteHeld): this one's id sorts after the job it waits for, even when that

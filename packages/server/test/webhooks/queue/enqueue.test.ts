@@ -61,7 +61,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
   it('a change no target wants is still a feed event, with its payload, and makes no job', async () => {
     const { db } = t.ctx.database;
     const out = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, { ...EVENT, topic: 'record.updated' }, { now: NOW, handoff: null }));
-    expect(out).toEqual({ eventId: out.eventId, inFeed: true, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], woken: false });
+    expect(out).toEqual({ eventId: out.eventId, inFeed: true, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], woken: false, lockedTargets: [] });
     expect(await events()).toEqual([{ id: out.eventId, topic: 'record.updated', collection: 'issues', record_id: 'rec_9', payload: payloadOf(out.eventId), created_at: NOW }]);
     expect(await allJobs(db)).toEqual([]);
   });
@@ -187,6 +187,20 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
     const jobs = await allJobs(db);
     const mine = jobs.find((j) => written.jobIds.includes(j.id) && j.webhook_id === 'wh_a')!;
     expect(mine.state).toBe('pending');
+  });
+  it('a write held behind its record\'s pending job names the target for the wake-up after its commit (PostgreSQL), never behind a delivering one', async () => {
+    const { db, caps } = t.ctx.database;
+    await db.updateTable('webhooks').set({ ordering: 'record' }).where('id', '=', 'wh_a').execute();
+    await seedEvent(db, 'evt_head');
+    await seedJob(db, { id: 'del_00000000000000000000000000', webhookId: 'wh_a', eventId: 'evt_head', recordId: 'rec_9', state: 'pending', ordered: true });
+    await seedJob(db, { id: 'del_00000000000000000000000001', webhookId: 'wh_a', eventId: 'evt_head', recordId: 'rec_8', state: 'delivering', lease: { id: 'lease_A', expiresAt: NOW + 60_000 }, ordered: true });
+    const behindPending = await db.transaction().execute((trx) => enqueue(trx, caps, EVENT, { now: NOW, handoff: null }));
+    const behindDelivering = await db.transaction().execute((trx) => enqueue(trx, caps, { ...EVENT, recordId: 'rec_8' }, { now: NOW, handoff: null }));
+    // A claim running while the write held the pending job locked passed it over (skip locked); SQLite runs no claim then.
+    expect(behindPending.lockedTargets).toEqual(dialect === 'postgres' ? ['wh_a'] : []);
+    expect(behindDelivering.lockedTargets).toEqual([]);
+    // wh_b does not order: its jobs are pending and named as ever.
+    expect([behindPending.pendingTargets, behindDelivering.pendingTargets]).toEqual([['wh_b'], ['wh_b']]);
   });
   it('a held job\'s id sorts after the job it waits for, even one another process made in the same millisecond or later', async () => {
     const { db, caps } = t.ctx.database;
