@@ -61,33 +61,45 @@ function fullCollection(): () => void {
   }
 }
 
-/** Starts the idle collection; the function returned stops it. Its timer keeps no process alive. */
-export function startIdleCollection(logger: Logger, options: IdleCollectionOptions = {}): () => void {
-  const o = { everyMs: options.everyMs ?? CHECK_EVERY_MS, idleChecks: options.idleChecks ?? IDLE_CHECKS, growthBytes: options.growthBytes ?? GROWTH_BYTES, idleUtilization: options.idleUtilization ?? IDLE_UTILIZATION };
+/**
+ * The decision and the collection, fed one second's event-loop utilization at a time (startIdleCollection's timer;
+ * a test calls `check` itself).
+ */
+export function createIdleCollector(logger: Logger, options: IdleCollectionOptions = {}): { check(utilization: number): void } {
+  const o = { idleChecks: options.idleChecks ?? IDLE_CHECKS, growthBytes: options.growthBytes ?? GROWTH_BYTES, idleUtilization: options.idleUtilization ?? IDLE_UTILIZATION };
   const gc = fullCollection();
   let baselineBytes = oldSpaceBytes();
-  let last = performance.eventLoopUtilization();
   let idleInARow = 0;
+  return {
+    check(utilization: number): void {
+      const oldBytes = oldSpaceBytes();
+      // A full collection V8 made by itself (past the floor) leaves less than the baseline: start from there.
+      if (oldBytes < baselineBytes) baselineBytes = oldBytes;
+      idleInARow = utilization <= o.idleUtilization ? idleInARow + 1 : 0;
+      if (idleInARow < o.idleChecks || !collectionDue({ utilization, oldBytes, baselineBytes }, o)) return;
+      idleInARow = 0;
+      const t0 = performance.now();
+      gc();
+      const ms = performance.now() - t0;
+      baselineBytes = oldSpaceBytes();
+      const c = { beforeBytes: oldBytes, afterBytes: baselineBytes, ms };
+      options.collected?.(c);
+      logger.debug({ oldSpaceBefore: c.beforeBytes, oldSpaceAfter: c.afterBytes, ms: Math.round(ms * 10) / 10 }, 'idle: old generation collected');
+    },
+  };
+}
+
+/** Starts the idle collection; the function returned stops it. Its timer keeps no process alive. */
+export function startIdleCollection(logger: Logger, options: IdleCollectionOptions = {}): () => void {
+  const collector = createIdleCollector(logger, options);
+  let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const { utilization } = performance.eventLoopUtilization(now, last);
-    last = now;
-    const oldBytes = oldSpaceBytes();
-    // A full collection V8 made by itself (past the floor) leaves less than the baseline: start from there.
-    if (oldBytes < baselineBytes) baselineBytes = oldBytes;
-    idleInARow = utilization <= o.idleUtilization ? idleInARow + 1 : 0;
-    if (idleInARow < o.idleChecks || !collectionDue({ utilization, oldBytes, baselineBytes }, o)) return;
-    idleInARow = 0;
-    const t0 = performance.now();
-    gc();
-    const ms = performance.now() - t0;
-    baselineBytes = oldSpaceBytes();
-    // The collection's own time is not the next second's load.
+    collector.check(utilization);
+    // A collection's own time is not the next second's load.
     last = performance.eventLoopUtilization();
-    const c = { beforeBytes: oldBytes, afterBytes: baselineBytes, ms };
-    options.collected?.(c);
-    logger.debug({ oldSpaceBefore: c.beforeBytes, oldSpaceAfter: c.afterBytes, ms: Math.round(ms * 10) / 10 }, 'idle: old generation collected');
-  }, o.everyMs);
+  }, options.everyMs ?? CHECK_EVERY_MS);
   timer.unref();
   return () => clearInterval(timer);
 }
