@@ -34,7 +34,7 @@ class Slot {
 
 interface RowsStatement {
   sql: string;
-  /** The statement's parameters: a row value's index (row-major), or a constant of the statement (`fixed`'s, `wrap`'s). */
+  /** The statement's parameters: a row value's index (row-major), or a constant of the statement (`fixed`'s). */
   parameters: Array<number | { constant: unknown }>;
 }
 
@@ -54,8 +54,6 @@ export interface InsertRows<T extends keyof Tables & string> {
   columns: ReadonlyArray<keyof Tables[T] & string>;
   /** Columns set by one SQL expression for every row, e.g. PostgreSQL's `nextval`. */
   fixed?: Readonly<Record<string, RawBuilder<unknown>>>;
-  /** Wraps the insert (PostgreSQL's feed notice). */
-  wrap?: (insert: RawBuilder<unknown>) => RawBuilder<unknown>;
 }
 
 /**
@@ -84,10 +82,7 @@ async function run(db: Kysely<Tables>, statement: RowsStatement, groups: Readonl
 }
 
 function rowsStatement<T extends keyof Tables & string>(db: Kysely<Tables>, spec: InsertRows<T>, count: number): RowsStatement {
-  return cachedStatement(db, `${spec.name}\0${count}`, () => {
-    const insert = insertOf(spec as unknown as AnyInsert, count, 0);
-    return spec.wrap ? spec.wrap(insert) : insert;
-  });
+  return cachedStatement(db, `${spec.name}\0${count}`, () => insertOf(spec as unknown as AnyInsert, count, 0));
 }
 
 /** A statement's text and parameters, built once per database and key; its row values stand as Slots. */
@@ -114,16 +109,16 @@ function insertOf(spec: AnyInsert, count: number, first: number): RawBuilder<unk
   return sql`insert into ${sql.table(spec.table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(tuples)}`;
 }
 
-/** One insert of several that run together: its rows, and the wake-up its transaction's commit sends (`notices`). */
+/** One insert of several that run together: its rows. */
 export type InsertPart = {
-  [T in keyof Tables & string]: { spec: Omit<InsertRows<T>, 'wrap'>; rows: ReadonlyArray<readonly unknown[]>; notice: 'events' | 'jobs' | null };
+  [T in keyof Tables & string]: { spec: InsertRows<T>; rows: ReadonlyArray<readonly unknown[]> };
 }[keyof Tables & string];
 
 /** An insert's shape whatever its table (the columns checked where the spec is written). */
-type AnyInsert = Pick<InsertRows<'events'>, 'name' | 'fixed' | 'wrap'> & { table: string; columns: readonly string[] };
+type AnyInsert = Pick<InsertRows<'events'>, 'name' | 'fixed'> & { table: string; columns: readonly string[] };
 
 /**
- * Shapes of inserts run together (the parts' names, row counts and notices) kept as texts per database. The common
+ * Shapes of inserts run together (the parts' names and row counts) kept as texts per database. The common
  * ones come first and stay (a create, a change, a small batch, with their targets' jobs); a shape past them runs its
  * inserts apart, each from the per-row-count texts above. Without the bound, every mix of row counts that requests can
  * make (records × matching targets' jobs × traced or not) would be a text kept for the life of the process.
@@ -134,7 +129,7 @@ const togetherShapes = new WeakMap<object, number>();
 /**
  * The inserts of one write (a create's records, the events, their jobs) as one statement where the database has it
  * (DialectCapabilities.together: one round trip instead of one each, on PostgreSQL), else one after another, in order,
- * each with its notice. PostgreSQL runs the parts of one statement on one snapshot in no set order, so no part may
+ * PostgreSQL runs the parts of one statement on one snapshot in no set order, so no part may
  * depend on another's rows (none does: no foreign key or trigger links records, events and delivery jobs). Parts
  * without rows are left out; a part of more than ROWS_PER_INSERT rows, or a shape past TOGETHER_SHAPES_MAX, runs them
  * all apart.
@@ -155,17 +150,13 @@ export async function insertTogether(
   const check = opts.check ?? null;
   const apart = async () => {
     if (opts.oneStatement && present.length + (check === null ? 0 : 1) > 1) throw new NeedsTransaction('inserts apart');
-    for (const p of present) {
-      const spec = p.spec as AnyInsert as InsertRows<'events'>;
-      const wrap = p.notice === null ? undefined : caps.notices?.[p.notice];
-      await insertRows(db, wrap === undefined ? spec : { ...spec, name: `${spec.name}-notice-${p.notice}`, wrap }, p.rows);
-    }
+    for (const p of present) await insertRows(db, p.spec as AnyInsert as InsertRows<'events'>, p.rows);
     if (check !== null) await run(db, cachedStatement(db, `check\0${check.name}`, () => sql`select ${check.expression(sql`${new Slot(0)}`)} as checked`), [[[check.value]]]);
   };
   const together = caps.together;
   // One insert goes alone, unless a check rides with it.
   if (together === null || present.length < (check === null ? 2 : 1) || present.some((p) => p.rows.length > ROWS_PER_INSERT)) return apart();
-  const key = present.map((p) => `${p.spec.name}\0${p.rows.length}\0${p.notice ?? ''}`).join('\0\0') + (check === null ? '' : `\0\0check\0${check.name}`);
+  const key = present.map((p) => `${p.spec.name}\0${p.rows.length}`).join('\0\0') + (check === null ? '' : `\0\0check\0${check.name}`);
   const cache = cacheKey(db);
   if (!rowStatements.get(cache)?.has(key)) {
     const shapes = togetherShapes.get(cache) ?? 0;
@@ -177,7 +168,7 @@ export async function insertTogether(
     const built = present.map((p) => {
       const insert = insertOf(p.spec as AnyInsert, p.rows.length, first);
       first += p.rows.length * p.spec.columns.length;
-      return { insert, notice: p.notice };
+      return insert;
     });
     // The check's value is the statement's last parameter.
     return together(built, check === null ? null : check.expression(sql`${new Slot(first)}`));

@@ -56,7 +56,7 @@ const TRACED_COLUMNS = [...EVENT_COLUMNS, 'traceparent', 'tracestate'] as const;
 /**
  * The inserts of the events, in order, for the caller to run in its transaction (db/compiled.ts insertTogether, with
  * the record and the jobs of the same write): one for the feed's and one for the others. Feed events each at the next
- * position (`tx`, `position`), waking feed readers in every process at commit. A traced write's events carry its
+ * position (`tx`, `position`). A traced write's events carry its
  * context in the same insert (its own statement text); an untraced one's insert names no trace column at all, as
  * before tracing existed (SPEC §15: nothing measurable spent when it is off).
  */
@@ -71,11 +71,11 @@ export async function eventInserts(trx: Kysely<Tables>, caps: DialectCapabilitie
     (e.inFeed ? feed : other).push(row);
   }
   const [columns, suffix] = traced ? [TRACED_COLUMNS, '-traced'] : [EVENT_COLUMNS, ''];
-  const unfed: InsertPart = { spec: { name: `events-insert-unfed${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'] }, rows: other.map((row) => [...row, null, null]), notice: null };
+  const unfed: InsertPart = { spec: { name: `events-insert-unfed${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'] }, rows: other.map((row) => [...row, null, null]) };
   return [await feedInsert(trx, caps, feed, columns, suffix), unfed];
 }
 
-/** The feed's events, each at the next position (`tx`, `position`), woken readers in every process at commit. */
+/** The feed's events, each at the next position (`tx`, `position`). */
 async function feedInsert(
   trx: Kysely<Tables>,
   caps: DialectCapabilities,
@@ -83,11 +83,11 @@ async function feedInsert(
   columns: readonly (keyof Tables['events'] & string)[],
   suffix: string,
 ): Promise<InsertPart> {
-  if (rows.length === 0) return { spec: { name: 'events-insert-feed-none', table: 'events', columns }, rows, notice: null };
+  if (rows.length === 0) return { spec: { name: 'events-insert-feed-none', table: 'events', columns }, rows };
   const at = await caps.eventPositions(trx, rows.length);
   if ('values' in at) {
     const spec = { name: `events-insert-feed-values${suffix}`, table: 'events', columns: [...columns, 'tx', 'position'] } as const;
-    return { spec, rows: rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]), notice: 'events' };
+    return { spec, rows: rows.map((row, i) => [...row, at.values[i]!.tx, at.values[i]!.position]) };
   }
-  return { spec: { name: `events-insert-feed-expressions${suffix}`, table: 'events', columns, fixed: at.expressions }, rows, notice: 'events' };
+  return { spec: { name: `events-insert-feed-expressions${suffix}`, table: 'events', columns, fixed: at.expressions }, rows };
 }

@@ -203,7 +203,7 @@ export async function writeOnce<T>(
       throw err;
     }
   });
-  await outbox.committed(result.jobs);
+  void outbox.committed(result.jobs);
   return { status: result.status, value: result.value, replayed: result.replayed };
 }
 
@@ -245,11 +245,11 @@ export async function getRecord(ctx: Context, collection: string, id: string): P
 export async function patchRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, data: Record<string, unknown>, ifMatch: number | null): Promise<RecordJson> {
   checkData(collection, data, true, ctx.database.caps.query.indexedTextMaxBytes);
   const written = await outbox.inWriteSpan((traced) => ctx.database.write((trx: Kysely<Tables>) => patchInTransaction(trx, traced, collection, { id, data, ifMatch }, ctx.clock.now())));
-  await outbox.committed([written.jobs]);
+  void outbox.committed([written.jobs]);
   return written.record;
 }
 
 export async function removeRecord(ctx: Context, outbox: Outbox, collection: Collection, id: string, ifMatch: number | null): Promise<void> {
   const jobs = await outbox.inWriteSpan((traced) => ctx.database.write((trx: Kysely<Tables>) => removeInTransaction(trx, traced, collection, { id, ifMatch }, ctx.clock.now())));
-  await outbox.committed([jobs]);
+  void outbox.committed([jobs]);
 }

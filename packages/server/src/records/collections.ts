@@ -204,7 +204,7 @@ async function deleteWithIndexes(ctx: Context, name: string, force: boolean): Pr
     const payload = { collection: { name }, records, occurredAt: iso(now) };
     return outbox.enqueue(trx, { topic: 'collection.deleted', collection: name, recordId: TEST_RECORD_ID, payload }, now);
   });
-  await outbox.committed(jobs);
+  void outbox.committed(jobs);
   await dropIndexes(ctx, name, current.fields.filter((f) => f.indexed));
   await dropLeftovers(ctx, name, current.fields);
 }

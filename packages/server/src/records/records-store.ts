@@ -100,7 +100,7 @@ export async function insertRecords(db: Kysely<Tables>, records: readonly Stored
 
 /** The insert of new records, for the write to run with its events and jobs (insertTogether). */
 export function recordsInsert(records: readonly StoredRecord[]): InsertPart {
-  return { spec: RECORDS_INSERT, rows: recordRows(records), notice: null };
+  return { spec: RECORDS_INSERT, rows: recordRows(records) };
 }
 
 /** Optimistic: applies only if the row is still at `expectedVersion`. */

@@ -23,8 +23,10 @@ export interface Outbox {
    */
   enqueueMany(trx: Kysely<Tables>, events: readonly EventInput[], now: number, before?: readonly InsertPart[]): Promise<Enqueued[]>;
   /**
-   * After the commit: hand the local worker its jobs, and wake workers (here and elsewhere) for the pending ones.
-   * A transaction of several writes (a batch) passes all it enqueued at once: one wake-up for all of them.
+   * After the commit: hand the local worker its jobs (before it returns), and wake workers (here and elsewhere) for
+   * the pending ones and feed readers for the feed's events. A transaction of several writes (a batch) passes all it
+   * enqueued at once: one wake-up for all of them. Resolves once the wake-ups are sent; never fails (a failure is
+   * logged): the write's answer does not wait for it.
    */
   committed(enqueued: Enqueued | null | ReadonlyArray<Enqueued | null>): Promise<void>;
   /** This outbox for the writes of one request: their spans are children of the request's server span (SPEC §15). */
@@ -67,18 +69,21 @@ export function createOutbox(database: Database, logger: Logger, handoff: JobHan
     if (all.length === 0) return;
     const handedOver = all.flatMap((e) => e.handedOver);
     if (handedOver.length > 0) handoff?.adopt(handedOver);
-    // PostgreSQL's readers heard it from the write's own NOTIFY; this process's, on SQLite, hear it here.
-    if (all.some((e) => e.inFeed) && !database.caps.sharedByProcesses) void database.events.notify();
-    // Where the write itself woke the workers (PostgreSQL, at its commit), nothing is left to send, but for the targets
-    // whose pending job it held locked (Enqueued.lockedTargets; its held jobs make no notice): a round trip after the
-    // commit for those writes only. Without it the job waited for the poll: a PostgreSQL test of an ordered target
-    // under CPU stress stalled in 3 runs of 15, its released job pending and its target idle (named-wake-ups.test.ts).
-    const unwoken = all.filter((e) => e.pending > 0 && !e.woken);
-    const locked = all.flatMap((e) => e.lockedTargets);
-    if (unwoken.length === 0 && locked.length === 0) return;
-    // A lost wake-up only delays delivery until the next poll; it must not fail the committed write.
-    const targets = [...new Set([...unwoken.flatMap((e) => e.pendingTargets), ...locked])];
-    await database.signal.notify(targets).catch((err: unknown) => logger.warn({ err }, 'job wake-up failed'));
+    // Wake-ups go after the commit, never inside the write's transaction (postgres-listen.ts coalescedNotices: on
+    // PostgreSQL a NOTIFY there made notifying commits flush one at a time). The answer does not wait for them: a lost
+    // one only delays delivery, or a feed reader, until the next poll, and must not fail the committed write.
+    const warn = (what: string) => (err: unknown) => logger.warn({ err }, `${what} wake-up failed`);
+    const sent: Array<Promise<void>> = [];
+    if (all.some((e) => e.inFeed)) sent.push(database.events.notify().catch(warn('feed')));
+    // The targets of its pending jobs, and those whose pending job it held locked (Enqueued.lockedTargets; its held
+    // jobs make no wake-up): a claim meanwhile passed that job over and may have marked the target idle.
+    const targets = new Set<string>();
+    for (const e of all) {
+      for (const t of e.pendingTargets) targets.add(t);
+      for (const t of e.lockedTargets) targets.add(t);
+    }
+    if (targets.size > 0) sent.push(database.signal.notify([...targets]).catch(warn('job')));
+    await Promise.all(sent);
   };
   // The outbox of one request's writes, or of the writes in one span (none: untraced); the same engine behind each.
   const within = (parent: RequestSpan | null, span: WorkSpan | null): Outbox => {

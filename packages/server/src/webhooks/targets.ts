@@ -262,6 +262,6 @@ export async function sendTest(ctx: Context, outbox: Outbox, id: string): Promis
   const event = { topic: 'webhook.test' as const, collection: TEST_COLLECTION, recordId: TEST_RECORD_ID, payload: { test: true, occurredAt: iso(now) } };
   // Traced like a record write (SPEC §15): its delivery's spans hang from the admin request that asked for it.
   const enqueued = await outbox.inWriteSpan((traced) => ctx.database.db.transaction().execute((trx) => traced.enqueue(trx, event, now, id)));
-  await outbox.committed(enqueued);
+  void outbox.committed(enqueued);
   return enqueued.jobIds[0]!;
 }

@@ -13,9 +13,10 @@ import { NOW, T0, seedTarget } from '../helpers/queue-fixtures.js';
 /**
  * On PostgreSQL a create's record, event and jobs are one statement (a data-modifying WITH, db/compiled.ts
  * insertTogether): its transaction is the targets' read, that statement and the commit, where the three inserts were a
- * round trip each. Every statement the pg client sends is recorded, as sent. The workers' and the feed readers'
- * wake-ups still travel with the write, heard at its commit; a batch larger than one statement takes falls back to
- * inserts apart, and writes everything all the same.
+ * round trip each. Every statement the pg client sends is recorded, as sent. No statement of the write notifies:
+ * PostgreSQL serializes the commits of notifying transactions (postgres-listen.ts coalescedNotices); the workers' and
+ * the feed readers' wake-ups are sent after the commit (outbox.committed), and heard only then. A batch larger than one
+ * statement takes falls back to inserts apart, and writes everything all the same.
  */
 describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
   let t: TestContext;
@@ -33,7 +34,10 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
     await t.close();
   });
 
-  /** Creates `n` records in one transaction, recording the text of every statement the pg client sends meanwhile. */
+  /**
+   * Creates `n` records in one transaction, recording the text of every statement the pg client sends meanwhile, and
+   * checks that nothing was heard from it before its after-commit step (outbox.committed) ran; then runs that step.
+   */
   async function create(n: number): Promise<string[]> {
     const { database, logger } = t.ctx;
     const collection = (await findCollection(database.db, 'docs'))!;
@@ -45,12 +49,15 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
       sent.push(typeof q === 'string' ? q : (q.text ?? ''));
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
+    let written: Awaited<ReturnType<typeof createManyInTransaction>>;
     try {
       const creates = Array.from({ length: n }, (_, i) => ({ collection, data: { title: `record ${i}` } }));
-      await database.write((trx) => createManyInTransaction(trx, outbox, creates, NOW));
+      written = await database.write((trx) => createManyInTransaction(trx, outbox, creates, NOW));
     } finally {
       pg.Client.prototype.query = query;
     }
+    expect(await heardSoFar()).toEqual([]);
+    await outbox.committed(written.map((w) => w.jobs));
     return sent;
   }
 
@@ -61,7 +68,7 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
     if (s.startsWith('select v.targets_version')) return 'targets';
     if (s.startsWith('select svc_targets_at(')) return 'targets check';
     const tables = ['records', 'events', 'delivery_jobs'].filter((table) => s.includes(`insert into "${table}"`));
-    return `insert ${tables.join('+')}${s.includes('pg_notify') ? ' (notify)' : ''}`;
+    return `insert ${tables.join('+')}${s.includes('notify') ? ' (notify)' : ''}`;
   };
 
   const counts = async () => {
@@ -70,17 +77,17 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
     return { records: await n('records'), feedEvents: await n('events', sql`position is not null`), pendingJobs: await n('delivery_jobs', sql`state = 'pending'`) };
   };
 
-  it('one record with a subscribed target: the targets\' read, one insert of record, event and job, the commit; both wake-ups at the commit', async () => {
+  it('one record with a subscribed target: the targets\' read, one insert of record, event and job, the commit; both wake-ups after it', async () => {
     await seedTarget(t.ctx.database.db, 'wh_a');
     const sent = await create(1);
-    expect(sent.map(kind)).toEqual(['begin', 'targets', 'insert records+events+delivery_jobs (notify)', 'commit']);
+    expect(sent.map(kind)).toEqual(['begin', 'targets', 'insert records+events+delivery_jobs', 'commit']);
     expect(await counts()).toEqual({ records: 1, feedEvents: 1, pendingJobs: 1 });
     expect(await heardSoFar()).toEqual(['svc_events', 'svc_jobs']);
   });
 
   it('no subscribed target: the record and its event in one insert, the feed\'s wake-up only', async () => {
     const sent = await create(1);
-    expect(sent.map(kind)).toEqual(['begin', 'targets', 'insert records+events (notify)', 'commit']);
+    expect(sent.map(kind)).toEqual(['begin', 'targets', 'insert records+events', 'commit']);
     expect(await counts()).toEqual({ records: 1, feedEvents: 1, pendingJobs: 0 });
     expect(await heardSoFar()).toEqual(['svc_events']);
   });
@@ -93,16 +100,16 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
       'targets',
       'insert records',
       'insert records',
-      'insert events (notify)',
-      'insert events (notify)',
-      'insert delivery_jobs (notify)',
-      'insert delivery_jobs (notify)',
+      'insert events',
+      'insert events',
+      'insert delivery_jobs',
+      'insert delivery_jobs',
       // Inserts apart check the targets' version after them, where one statement checks it with its inserts.
       'targets check',
       'commit',
     ]);
     expect(await counts()).toEqual({ records: 150, feedEvents: 150, pendingJobs: 150 });
-    // One notification per channel and transaction: PostgreSQL folds a transaction's identical ones into one.
+    // One notification per channel for the whole transaction.
     expect(await heardSoFar()).toEqual(['svc_events', 'svc_jobs']);
   });
 
@@ -110,7 +117,7 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
     await seedTarget(t.ctx.database.db, 'wh_a');
     await seedTarget(t.ctx.database.db, 'wh_b');
     const sent = await create(3);
-    expect(sent.map(kind)).toEqual(['begin', 'targets', 'insert records+events+delivery_jobs (notify)', 'commit']);
+    expect(sent.map(kind)).toEqual(['begin', 'targets', 'insert records+events+delivery_jobs', 'commit']);
     const db = t.ctx.database.db;
     const rows = (
       await sql<{ title: string; record_id: string; event_id: string; webhook_id: string; position: string }>`
@@ -144,8 +151,8 @@ describe.runIf(POSTGRES_URL)('a create\'s statements (postgres)', () => {
     // Two parts of small rows (svc_meta keys, records of the collection) in every mix of row counts up to 17 × 16.
     const part = (table: 'svc_meta' | 'records', n: number, tag: string): InsertPart =>
       table === 'svc_meta'
-        ? { spec: { name: 'shape-meta', table: 'svc_meta', columns: ['key', 'value'] }, rows: Array.from({ length: n }, (_, i) => [`${tag}-${i}`, 'v']), notice: null }
-        : { spec: { name: 'shape-records', table: 'records', columns: ['id', 'collection', 'version', 'data', 'created_at', 'updated_at'] }, rows: Array.from({ length: n }, (_, i) => [`rec_${tag}_${i}`, 'docs', 1, '{}', T0, T0]), notice: null };
+        ? { spec: { name: 'shape-meta', table: 'svc_meta', columns: ['key', 'value'] }, rows: Array.from({ length: n }, (_, i) => [`${tag}-${i}`, 'v']) }
+        : { spec: { name: 'shape-records', table: 'records', columns: ['id', 'collection', 'version', 'data', 'created_at', 'updated_at'] }, rows: Array.from({ length: n }, (_, i) => [`rec_${tag}_${i}`, 'docs', 1, '{}', T0, T0]) };
     const statements = async (a: number, b: number, tag: string): Promise<number> => {
       let n = 0;
       const query = pg.Client.prototype.query;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventInput } from '../../src/webhooks/envelope.js';
-import { noticeTargets } from '../../src/db/dialects/postgres-listen.js';
+import { coalescedNotices, noticeTargets } from '../../src/db/dialects/postgres-listen.js';
 import { createOutbox } from '../../src/webhooks/outbox.js';
 import { POSTGRES_URL } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -11,12 +11,13 @@ const EVENT: EventInput = { topic: 'record.created', collection: 'issues', recor
 const CHANNEL = 'svc_jobs';
 
 /**
- * On PostgreSQL a write that makes pending jobs wakes every process's workers from its own jobs insert
- * (`pg_notify` in the statement, delivered at the commit), not with a statement of its own after the commit: one
- * round trip less for every create, which its answer no longer waits for. Notifications on a channel arrive in commit
- * order, so a marker sent by the test after the write tells when everything the write sent has arrived.
+ * On PostgreSQL a write that makes pending jobs wakes every process's workers with a notice sent after its commit,
+ * never from inside its transaction: PostgreSQL serializes the commits of notifying transactions (PreCommit_Notify's
+ * lock is held through the commit's flush), so writes that notified committed one flush at a time. Notifications on a
+ * channel arrive in commit order, so a marker sent by the test after the write tells when everything the write sent
+ * has arrived.
  */
-describe.skipIf(!POSTGRES_URL)('the workers\' wake-up travels with the write (postgres)', () => {
+describe.skipIf(!POSTGRES_URL)('the workers\' wake-up follows the write\'s commit (postgres)', () => {
   let t: TestContext;
   let listener: Listener;
   const heardSoFar = async () => (await listener.heardSoFar()).map((n) => n.payload);
@@ -31,14 +32,12 @@ describe.skipIf(!POSTGRES_URL)('the workers\' wake-up travels with the write (po
     await t.close();
   });
 
-  it('a committed write is heard once, from its commit, with no wake-up sent after it', async () => {
+  it('a committed write is heard once, from its after-commit step, naming the target; nothing from the commit itself', async () => {
     const { database, logger } = t.ctx;
     const outbox = createOutbox(database, logger, null);
     const enqueued = await database.write((trx) => outbox.enqueue(trx, EVENT, NOW));
     expect(enqueued.pending).toBe(1);
-    // Heard from the commit itself, before the write path's after-commit step runs, naming the target.
-    expect(await heardSoFar()).toEqual(['wh_a']);
-    // That step (hand-offs, in-process wake-ups) sends nothing more.
+    expect(await heardSoFar()).toEqual([]);
     await outbox.committed(enqueued);
     expect(await heardSoFar()).toEqual(['wh_a']);
   });
@@ -49,16 +48,16 @@ describe.skipIf(!POSTGRES_URL)('the workers\' wake-up travels with the write (po
     await seedTarget(database.db, 'wh_b');
     const two = await database.write(async (trx) => [await outbox.enqueue(trx, EVENT, NOW), await outbox.enqueue(trx, { ...EVENT, recordId: 'rec_2' }, NOW)]);
     expect(two.map((e) => e.pendingTargets)).toEqual([['wh_a', 'wh_b'], ['wh_a', 'wh_b']]);
+    await outbox.committed(two);
     expect(await heardSoFar()).toEqual(['wh_a,wh_b']);
-    // 302 targets of up to 29 characters: 8,759 bytes named. The jobs go in by statements of at most 100 rows, each
-    // with its notice, so each names its own and stays within the 7,900 bytes a payload may hold.
+    // 302 targets of up to 29 characters: 8,759 bytes named, more than the 7,900 a payload may hold: one notice that
+    // names none, which wakes every worker for everything.
     const ids = Array.from({ length: 300 }, (_, i) => `wh_${String(i).padStart(26, '0')}`);
     for (const id of ids) await seedTarget(database.db, id);
-    await database.write((trx) => outbox.enqueue(trx, { ...EVENT, recordId: 'rec_3' }, NOW));
-    const later = (await heardSoFar()).slice(1);
-    expect(later.length).toBeGreaterThan(1);
-    for (const payload of later) expect(Buffer.byteLength(payload!)).toBeLessThanOrEqual(7_900);
-    expect(later.flatMap((p) => p!.split(',')).sort()).toEqual([...ids, 'wh_a', 'wh_b'].sort());
+    const many = await database.write((trx) => outbox.enqueue(trx, { ...EVENT, recordId: 'rec_3' }, NOW));
+    expect(many.pendingTargets).toHaveLength(302);
+    await outbox.committed(many);
+    expect((await heardSoFar()).slice(1)).toEqual(['']);
   });
 
   it('a write rolled back wakes nobody', async () => {
@@ -81,6 +80,21 @@ describe.skipIf(!POSTGRES_URL)('the workers\' wake-up travels with the write (po
     await outbox.committed(enqueued);
     expect(await heardSoFar()).toEqual([]);
   });
+
+  it('wake-ups asked while one is on its way are merged into the next notice', async () => {
+    const { signal } = t.ctx.database;
+    // Asked in one turn: one notice for the three.
+    await Promise.all([signal.notify(['wh_1']), signal.notify(['wh_2', 'wh_1']), signal.notify(['wh_3'])]);
+    expect(await heardSoFar()).toEqual(['wh_1,wh_2,wh_3']);
+    // The first goes at once; the next two, asked while it is on its way, go together after it.
+    const first = signal.notify(['wh_4']);
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([first, signal.notify(['wh_5']), signal.notify(['wh_6'])]);
+    expect((await heardSoFar()).slice(1)).toEqual(['wh_4', 'wh_5,wh_6']);
+    // One that names none (everything) absorbs the targets asked with it.
+    await Promise.all([signal.notify(['wh_7']), signal.notify(null)]);
+    expect((await heardSoFar()).slice(3)).toEqual(['']);
+  });
 });
 
 describe('a notice naming targets', () => {
@@ -91,5 +105,51 @@ describe('a notice naming targets', () => {
     const many = Array.from({ length: 300 }, (_, i) => `wh_${String(i).padStart(26, '0')}`);
     expect(noticeTargets(many.slice(0, 263))).toBe(many.slice(0, 263).join(','));
     expect(noticeTargets(many)).toBe('');
+  });
+});
+
+describe('notices sent one at a time', () => {
+  /** A sender whose statements end when the test says: each call's targets, and a way to end it. */
+  function held() {
+    const calls: Array<{ targets: readonly string[] | null; end(err?: Error): void }> = [];
+    const send = (targets: readonly string[] | null) =>
+      new Promise<void>((resolve, reject) => calls.push({ targets, end: (err) => (err ? reject(err) : resolve()) }));
+    return { calls, notices: coalescedNotices(send) };
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('sends one statement at a time; what is asked meanwhile waits, merged, and each call resolves with its own statement', async () => {
+    const { calls, notices } = held();
+    const done: string[] = [];
+    const a = notices.send(['wh_a']).then(() => done.push('a'));
+    await turn();
+    const b = notices.send(['wh_b']).then(() => done.push('b'));
+    const c = notices.send(['wh_c', 'wh_b']).then(() => done.push('c'));
+    await turn();
+    expect(calls.map((c) => c.targets)).toEqual([['wh_a']]);
+    calls[0]!.end();
+    await a;
+    await turn();
+    expect(done).toEqual(['a']);
+    expect(calls.map((c) => c.targets)).toEqual([['wh_a'], ['wh_b', 'wh_c']]);
+    calls[1]!.end();
+    await Promise.all([b, c]);
+    expect(done).toEqual(['a', 'b', 'c']);
+    await notices.settled();
+  });
+
+  it('a failed statement fails the calls it carried, not the next ones; `null` absorbs any list', async () => {
+    const { calls, notices } = held();
+    const a = notices.send(['wh_a']);
+    await turn();
+    const b = notices.send(['wh_b']);
+    const c = notices.send(null);
+    calls[0]!.end(new Error('connection lost'));
+    await expect(a).rejects.toThrow('connection lost');
+    await turn();
+    expect(calls.map((x) => x.targets)).toEqual([['wh_a'], null]);
+    calls[1]!.end();
+    await expect(Promise.all([b, c])).resolves.toEqual([undefined, undefined]);
+    await notices.settled();
   });
 });

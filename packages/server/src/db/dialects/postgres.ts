@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql, type CompiledQuery, type RawBuilder } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import type { Tables } from '../tables.js';
 import { NeedsTransaction, runningAgain } from '../run-again.js';
-import { channelSignal, NOTICE_TARGETS_MAX_BYTES } from './postgres-listen.js';
+import { channelSignal } from './postgres-listen.js';
 import { postgresJobs } from './postgres/jobs.js';
 import { schemaChangeLock } from './postgres/schema-change-lock.js';
 import { outageSettings, surviveBrokenConnections, watchForStalls } from './postgres-outages.js';
@@ -91,35 +91,13 @@ const CHANNEL = 'svc_jobs';
 const FEED_CHANNEL = 'svc_events';
 
 /**
- * What an insert returns for its notice, and the notice (a select of the returned rows `from`): the feed's wakes every
- * reader; the jobs' names the targets of the pending jobs it wrote (up to NOTICE_TARGETS_MAX_BYTES of them, else
- * none, which wakes workers for everything) and is sent only when it wrote pending jobs (handed-over and held ones
- * wake nobody).
- */
-const NOTICES = {
-  events: { returning: sql`returning 1`, notice: (from: RawBuilder<unknown>) => sql`select pg_notify(${FEED_CHANNEL}, '') from ${from} limit 1` },
-  jobs: {
-    returning: sql`returning webhook_id, state`,
-    notice: (from: RawBuilder<unknown>) =>
-      sql`select pg_notify(${CHANNEL}, case when sum(octet_length(webhook_id) + 1) > ${sql.lit(NOTICE_TARGETS_MAX_BYTES)} then ''
-        else string_agg(distinct webhook_id, ',') end) from ${from} where state = 'pending' having count(*) > 0`,
-  },
-} as const;
-
-/** An insert that notifies its channel once, at its transaction's commit: it runs to completion whatever the select reads of it. */
-const noticeOn = (kind: keyof typeof NOTICES) => (insert: RawBuilder<unknown>) =>
-  sql`with written as (${insert} ${NOTICES[kind].returning}) ${NOTICES[kind].notice(sql.raw('written'))}`;
-
-/**
  * Inserts as one statement: each a data-modifying WITH of its own (every one runs to completion, whatever the outer
- * select reads; on one snapshot, in no set order), and a notice for each part that names one and wrote rows, sent at
- * the commit as `noticeOn`'s are.
+ * select reads; on one snapshot, in no set order). Nothing in it notifies: wake-ups go after the commit
+ * (postgres-listen.ts coalescedNotices).
  */
 const together: NonNullable<DialectCapabilities['together']> = (parts, check) => {
-  const ctes = parts.map((p, i) => sql`${sql.raw(`part${i}`)} as (${p.insert}${p.notice === null ? sql`` : sql` ${NOTICES[p.notice].returning}`})`);
-  const notices = parts.flatMap((p, i) => (p.notice === null ? [] : [sql`(${NOTICES[p.notice].notice(sql.raw(`part${i}`))})`]));
-  const checked = check === null ? [] : [sql`${check} as checked`];
-  return sql`with ${sql.join(ctes)} select ${notices.length + checked.length === 0 ? sql`1` : sql.join([...notices, ...checked])}`;
+  const ctes = parts.map((insert, i) => sql`${sql.raw(`part${i}`)} as (${insert})`);
+  return sql`with ${sql.join(ctes)} select ${check === null ? sql`1` : sql`${check} as checked`}`;
 };
 
 const caps: DialectCapabilities = {
@@ -166,7 +144,6 @@ const caps: DialectCapabilities = {
     || ',"recordId":' || to_json(record_id)::text || ',"occurredAt":"'
     || to_char(timestamp 'epoch' + created_at * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     || '","payload":' || coalesce(payload, 'null') || '}' end`,
-  notices: { events: noticeOn('events'), jobs: noticeOn('jobs') },
   together,
   targetsVersion: {
     read: sql<number>`select version from targets_version where id = 1`,

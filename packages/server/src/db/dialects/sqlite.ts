@@ -139,7 +139,6 @@ const caps: DialectCapabilities = {
     json: (value) => sql<Buffer | null>`cast(group_concat(${value}, ',') as blob)`,
     text: (value) => sql<string | null>`group_concat(${value}, ',')`,
   },
-  notices: null,
   together: null,
   targetsVersion: null,
   query,

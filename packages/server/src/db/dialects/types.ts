@@ -105,19 +105,12 @@ export interface DialectCapabilities {
     text(value: RawBuilder<unknown>): RawBuilder<string | null>;
   };
   /**
-   * An insert made to also wake every process's listeners when its transaction commits, and never for a rollback: the
-   * feed's readers from the event insert (`events`), the workers from the delivery jobs' insert (`jobs`). PostgreSQL:
-   * `pg_notify` in the same statement, no round trip of its own (a wake-up sent after the commit was one more, which
-   * the write's answer waited for). Null where wake-ups are in-process and sent after the commit (SQLite).
+   * Several inserts as one statement: PostgreSQL's data-modifying WITH, one round trip for a write's record, events
+   * and jobs instead of one each. Its parts run on one snapshot in no set order: none may depend on another's rows.
+   * Null where a statement costs no round trip (SQLite): the inserts run one after another (db/compiled.ts
+   * insertTogether). No insert wakes anyone: the write's wake-ups are sent after its commit (webhooks/outbox.ts).
    */
-  readonly notices: Readonly<Record<'events' | 'jobs', (insert: RawBuilder<unknown>) => RawBuilder<unknown>>> | null;
-  /**
-   * Several inserts as one statement, each with its wake-up (`notices`) when it names one: PostgreSQL's data-modifying
-   * WITH, one round trip for a write's record, events and jobs instead of one each. Its parts run on one snapshot in
-   * no set order: none may depend on another's rows. Null where a statement costs no round trip (SQLite): the inserts
-   * run one after another (db/compiled.ts insertTogether).
-   */
-  readonly together: ((parts: ReadonlyArray<{ insert: RawBuilder<unknown>; notice: 'events' | 'jobs' | null }>, check: RawBuilder<unknown> | null) => RawBuilder<unknown>) | null;
+  readonly together: ((parts: ReadonlyArray<RawBuilder<unknown>>, check: RawBuilder<unknown> | null) => RawBuilder<unknown>) | null;
   /**
    * The targets' version (migration 022), which every committed change to a target that a record write could see
    * moves. A process keeps the targets it read and has each write's insert check their version on its own snapshot

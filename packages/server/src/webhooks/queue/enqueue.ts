@@ -36,8 +36,6 @@ export interface Enqueued {
   /** The targets of its pending jobs, each once: the wake-up names them (JobSignal), so workers probe only those. */
   pendingTargets: string[];
   handedOver: Array<{ job: HeldJob; target: TargetRow }>;
-  /** Its pending jobs' wake-up went with the write (DialectCapabilities.notices): none is due after the commit. */
-  woken: boolean;
   /**
    * Targets whose pending job this write locked to hold its own behind it (newestUnfinished), where a claim can run
    * meanwhile (sharedByProcesses): that claim passed the job over (`for update skip locked`), may have found nothing
@@ -125,9 +123,7 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
     written.push(e);
     all.push(await planJobs(trx, caps, { ...event, eventId: e.id, inFeed: e.inFeed, payloadJson: e.payloadJson }, targets, opts, jobs));
   }
-  // Pending jobs wake the workers when this transaction commits, from the insert itself where the database can.
-  const wakes = all.some((e) => e.pending > 0) && caps.notices !== null;
-  const jobsInsert: InsertPart = { spec: { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, rows: jobs.rows, notice: wakes ? 'jobs' : null };
+  const jobsInsert: InsertPart = { spec: { name: 'jobs-insert', table: 'delivery_jobs', columns: JOB_COLUMNS }, rows: jobs.rows };
   // What the caller writes with them (a create's records), the events and their jobs: one statement where the database
   // can (insertTogether), else one after another in this order.
   const check = opts.targetsCheck?.checkFor(trx) ?? null;
@@ -139,7 +135,6 @@ export async function enqueueMany(trx: Kysely<Tables>, caps: DialectCapabilities
     if (check !== null) opts.targetsCheck!.failed(trx, err);
     throw err;
   }
-  if (wakes) for (const e of all) e.woken = true;
   return all;
 }
 
@@ -159,7 +154,7 @@ async function planJobs(
   plan: JobPlan,
 ): Promise<Enqueued> {
   const { eventId, payloadJson } = event;
-  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], woken: false, lockedTargets: [] };
+  const enqueued: Enqueued = { eventId, inFeed: event.inFeed, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], lockedTargets: [] };
   for (const target of targets) {
     const key = `${target.id}\0${event.recordId}`;
     const ordered = target.ordering === 'record' && isRecordEvent(event);

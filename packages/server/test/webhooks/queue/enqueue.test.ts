@@ -61,7 +61,7 @@ describe.each(DIALECTS)('enqueue (%s)', (dialect) => {
   it('a change no target wants is still a feed event, with its payload, and makes no job', async () => {
     const { db } = t.ctx.database;
     const out = await db.transaction().execute((trx) => enqueue(trx, t.ctx.database.caps, { ...EVENT, topic: 'record.updated' }, { now: NOW, handoff: null }));
-    expect(out).toEqual({ eventId: out.eventId, inFeed: true, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], woken: false, lockedTargets: [] });
+    expect(out).toEqual({ eventId: out.eventId, inFeed: true, jobIds: [], pending: 0, pendingTargets: [], handedOver: [], lockedTargets: [] });
     expect(await events()).toEqual([{ id: out.eventId, topic: 'record.updated', collection: 'issues', record_id: 'rec_9', payload: payloadOf(out.eventId), created_at: NOW }]);
     expect(await allJobs(db)).toEqual([]);
   });
