@@ -18,9 +18,10 @@ import type { Logger } from 'pino';
  * IDLE_CHECKS seconds and the old generation has grown by GROWTH_BYTES since the last collection, one full collection
  * runs. Not after one quiet second: W6 (creates paced at 800/s, delivered by the same process) had a collection in
  * the ~2 s pause between its warm-up and its rounds, and its commit-to-receipt p50 went from 9–312 ms (the build
- * before) to 0.2–3.2 s in every one of eight alternated runs; after five quiet seconds, 35–266 ms against 20–312 ms. It holds the loop for
- * what it takes (~5–20 ms for svc's 15–25 MB of live heap), at a moment nothing waited. Its baseline is the old
- * generation's size after it: a heap that is mostly live is not collected again until it has grown by as much again.
+ * before) to 0.2–3.2 s in every one of eight alternated runs; after five quiet seconds, 35–266 ms against 20–312
+ * ms. It holds the loop for what it takes (~5–20 ms for svc's 15–25 MB of live heap), at a moment nothing waited. Its
+ * baseline is the old generation's size after it: a heap that is mostly live is not collected again until it has
+ * grown by as much again.
  */
 export const CHECK_EVERY_MS = 1000;
 /** Checks in a row the loop must have been idle: a pause between two bursts is not idleness (V8's own memory reducer waits ~8 s). */

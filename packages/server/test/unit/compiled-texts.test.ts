@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { insertRows, sqlOnce } from '../../src/db/compiled.js';
 import type { Tables } from '../../src/db/tables.js';
@@ -29,10 +29,18 @@ describe('texts built once (db/compiled.ts)', () => {
   it('insertRows builds a row count\'s statement once across transactions, and the rows land', async () => {
     const { db, native } = open();
     const built: string[] = [];
-    // wrap runs only when a row count's statement is built, never when it is taken from the cache.
-    const spec = { name: 'compiled-texts-insert', table: 'api_tokens', columns: ['id', 'name'], wrap: (insert: ReturnType<typeof sql>) => (built.push('wrap'), insert) } as const;
+    // `fixed` is read only when a row count's statement is built, never when it is taken from the cache.
+    const spec = {
+      name: 'compiled-texts-insert',
+      table: 'api_tokens',
+      columns: ['id', 'name'],
+      get fixed() {
+        built.push('build');
+        return undefined;
+      },
+    } as const;
     for (let i = 0; i < 3; i++) await db.transaction().execute((trx) => insertRows(trx, spec, [[`t${i}`, `name ${i}`]]));
-    expect(built).toEqual(['wrap']);
+    expect(built).toEqual(['build']);
     expect(native.prepare('select id, name from api_tokens order by id').all()).toEqual([0, 1, 2].map((i) => ({ id: `t${i}`, name: `name ${i}` })));
   });
 });

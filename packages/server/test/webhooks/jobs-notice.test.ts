@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventInput } from '../../src/webhooks/envelope.js';
-import { coalescedNotices, noticeTargets } from '../../src/db/dialects/postgres-listen.js';
+import { coalescedNotices, noticeTargets, type NoticeBatch } from '../../src/db/dialects/postgres-listen.js';
 import { createOutbox } from '../../src/webhooks/outbox.js';
 import { POSTGRES_URL } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -109,11 +109,11 @@ describe('a notice naming targets', () => {
 });
 
 describe('notices sent one at a time', () => {
-  /** A sender whose statements end when the test says: each call's targets, and a way to end it. */
+  /** A sender whose statements end when the test says: each statement's notices by channel, and a way to end it. */
   function held() {
-    const calls: Array<{ targets: readonly string[] | null; end(err?: Error): void }> = [];
-    const send = (targets: readonly string[] | null) =>
-      new Promise<void>((resolve, reject) => calls.push({ targets, end: (err) => (err ? reject(err) : resolve()) }));
+    const calls: Array<{ notices: Record<string, readonly string[] | null>; end(err?: Error): void }> = [];
+    const send = (batch: NoticeBatch) =>
+      new Promise<void>((resolve, reject) => calls.push({ notices: Object.fromEntries(batch), end: (err) => (err ? reject(err) : resolve()) }));
     return { calls, notices: coalescedNotices(send) };
   }
   const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -121,33 +121,42 @@ describe('notices sent one at a time', () => {
   it('sends one statement at a time; what is asked meanwhile waits, merged, and each call resolves with its own statement', async () => {
     const { calls, notices } = held();
     const done: string[] = [];
-    const a = notices.send(['wh_a']).then(() => done.push('a'));
+    const a = notices.send('jobs', ['wh_a']).then(() => done.push('a'));
     await turn();
-    const b = notices.send(['wh_b']).then(() => done.push('b'));
-    const c = notices.send(['wh_c', 'wh_b']).then(() => done.push('c'));
+    const b = notices.send('jobs', ['wh_b']).then(() => done.push('b'));
+    const c = notices.send('jobs', ['wh_c', 'wh_b']).then(() => done.push('c'));
     await turn();
-    expect(calls.map((c) => c.targets)).toEqual([['wh_a']]);
+    expect(calls.map((x) => x.notices)).toEqual([{ jobs: ['wh_a'] }]);
     calls[0]!.end();
     await a;
     await turn();
     expect(done).toEqual(['a']);
-    expect(calls.map((c) => c.targets)).toEqual([['wh_a'], ['wh_b', 'wh_c']]);
+    expect(calls.map((x) => x.notices)).toEqual([{ jobs: ['wh_a'] }, { jobs: ['wh_b', 'wh_c'] }]);
     calls[1]!.end();
     await Promise.all([b, c]);
     expect(done).toEqual(['a', 'b', 'c']);
     await notices.settled();
   });
 
-  it('a failed statement fails the calls it carried, not the next ones; `null` absorbs any list', async () => {
+  it('the channels asked in one turn go in one statement; `null` absorbs any list of its channel only', async () => {
     const { calls, notices } = held();
-    const a = notices.send(['wh_a']);
+    const sent = Promise.all([notices.send('jobs', ['wh_a']), notices.send('events', null), notices.send('jobs', ['wh_b']), notices.send('other', ['wh_c']), notices.send('other', null)]);
     await turn();
-    const b = notices.send(['wh_b']);
-    const c = notices.send(null);
+    expect(calls.map((x) => x.notices)).toEqual([{ jobs: ['wh_a', 'wh_b'], events: null, other: null }]);
+    calls[0]!.end();
+    await sent;
+  });
+
+  it('a failed statement fails the calls it carried, not the next ones', async () => {
+    const { calls, notices } = held();
+    const a = notices.send('jobs', ['wh_a']);
+    await turn();
+    const b = notices.send('jobs', ['wh_b']);
+    const c = notices.send('events', null);
     calls[0]!.end(new Error('connection lost'));
     await expect(a).rejects.toThrow('connection lost');
     await turn();
-    expect(calls.map((x) => x.targets)).toEqual([['wh_a'], null]);
+    expect(calls.map((x) => x.notices)).toEqual([{ jobs: ['wh_a'] }, { jobs: ['wh_b'], events: null }]);
     calls[1]!.end();
     await expect(Promise.all([b, c])).resolves.toEqual([undefined, undefined]);
     await notices.settled();

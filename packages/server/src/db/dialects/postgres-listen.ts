@@ -28,7 +28,7 @@ const MAX_RETRY_MS = 2_000;
  * meanwhile is lost and each must look for itself. Until then the subscribers' own polls keep them going, so a
  * subscription never fails: it resolves once the first try to listen has succeeded or failed.
  */
-export function channelSignal(db: Kysely<Tables>, url: string, channel: string, settings: OutageSettings): JobSignal & { close(): Promise<void> } {
+export function channelSignal(notices: Notices, url: string, channel: string, settings: OutageSettings): JobSignal & { close(): Promise<void> } {
   let listener: pg.Client | null = null;
   let opening: Promise<boolean> | null = null;
   let retry: NodeJS.Timeout | null = null;
@@ -103,12 +103,8 @@ export function channelSignal(db: Kysely<Tables>, url: string, channel: string, 
     if (l) await l.end().catch(() => {});
   };
 
-  const notify = coalescedNotices(async (targets) => {
-    await sql`select pg_notify(${channel}, ${noticeTargets(targets)})`.execute(db);
-  });
-
   return {
-    notify: (targets) => notify.send(targets ?? null),
+    notify: (targets) => notices.send(channel, targets ?? null),
     subscribe: async (fn) => {
       subscribers.add(fn);
       await ensure();
@@ -122,42 +118,60 @@ export function channelSignal(db: Kysely<Tables>, url: string, channel: string, 
       subscribers.clear();
       await opening;
       await stopListening();
-      await notify.settled();
     },
   };
 }
 
-/**
- * Notices sent one statement at a time per channel and process, each after the commits it announces: what is asked
- * while one is on its way is merged (the targets' union; `null`, everything, absorbs any list) and sent when it is
- * back. A write never NOTIFYs inside its own transaction: PostgreSQL serializes the commits of notifying transactions
- * (PreCommit_Notify holds a cluster-wide lock from before the commit record until after its flush), so writes that
- * notified committed one flush at a time. 64 connections of inserts committed 3,222-3,771/s without a NOTIFY,
- * 1,159-1,685/s with one in the transaction, 2,720-2,964/s with one sent after the commit
- * (bench/README, "Wake-ups after the commit"). A standalone NOTIFY writes no WAL of its own and commits without a flush.
- * Each call resolves once a statement carrying its notice has run, and fails if that statement failed.
- */
-export function coalescedNotices(send: (targets: readonly string[] | null) => Promise<void>): {
-  send(targets: readonly string[] | null): Promise<void>;
+/** Notices for several channels, sent after the commits they announce (coalescedNotices). */
+export interface Notices {
+  /** Resolves once a statement carrying this notice has run; fails if that statement failed. */
+  send(channel: string, targets: readonly string[] | null): Promise<void>;
+  /** Resolves once every notice asked so far has been sent or has failed. */
   settled(): Promise<void>;
-} {
+}
+
+/** A batch of notices: each channel's targets (`null`: everything). */
+export type NoticeBatch = ReadonlyMap<string, readonly string[] | null>;
+
+/** coalescedNotices sending through `db`: one `select pg_notify(…)[, pg_notify(…)]` a batch, a call per channel. */
+export function noticesThrough(db: Kysely<Tables>): Notices {
+  return coalescedNotices(async (batch) => {
+    const calls = [...batch].map(([channel, targets]) => sql`pg_notify(${channel}, ${noticeTargets(targets)})`);
+    await sql`select ${sql.join(calls)}`.execute(db);
+  });
+}
+
+/**
+ * Notices sent one statement at a time per process, each after the commits it announces: what is asked while one is
+ * on its way is merged (per channel, the targets' union; `null`, everything, absorbs any list) and sent, every channel
+ * in one statement, when it is back. A write never NOTIFYs inside its own transaction: PostgreSQL serializes the
+ * commits of notifying transactions (PreCommit_Notify holds a cluster-wide lock from before the commit record until
+ * after its flush), so writes that notified committed one flush at a time. 64 connections of inserts committed
+ * 1,886-3,931/s without a NOTIFY, 1,159-1,685/s with one in the transaction, 2,303-2,964/s with one sent after the
+ * commit (bench/README, "Wake-ups after the commit"). A standalone NOTIFY writes no WAL of its own and commits without
+ * a flush.
+ */
+export function coalescedNotices(send: (batch: NoticeBatch) => Promise<void>): Notices {
   let inFlight: Promise<void> = Promise.resolve();
-  let queued: { targets: Set<string> | null; sent: Promise<void> } | null = null;
+  let queued: { channels: Map<string, Set<string> | null>; sent: Promise<void> } | null = null;
   return {
-    send(targets) {
+    send(channel, targets) {
       if (queued === null) {
-        const batch: { targets: Set<string> | null; sent: Promise<void> } = { targets: new Set(), sent: Promise.resolve() };
+        const batch: { channels: Map<string, Set<string> | null>; sent: Promise<void> } = { channels: new Map(), sent: Promise.resolve() };
         batch.sent = inFlight.then(() => {
           // From here on a notice joins the next batch: this one's text is fixed.
           if (queued === batch) queued = null;
-          return send(batch.targets === null ? null : [...batch.targets]);
+          return send(new Map([...batch.channels].map(([c, t]) => [c, t === null ? null : [...t]])));
         });
         // The next batch waits for this one's statement, however it ends.
         inFlight = batch.sent.catch(() => {});
         queued = batch;
       }
-      if (targets === null) queued.targets = null;
-      else if (queued.targets !== null) for (const t of targets) queued.targets.add(t);
+      const channels = queued.channels;
+      const known = channels.get(channel);
+      if (targets === null) channels.set(channel, null);
+      else if (known === undefined) channels.set(channel, new Set(targets));
+      else if (known !== null) for (const t of targets) known.add(t);
       return queued.sent;
     },
     settled: () => inFlight,

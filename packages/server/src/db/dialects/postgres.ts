@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import type { Tables } from '../tables.js';
 import { NeedsTransaction, runningAgain } from '../run-again.js';
-import { channelSignal } from './postgres-listen.js';
+import { channelSignal, noticesThrough } from './postgres-listen.js';
 import { postgresJobs } from './postgres/jobs.js';
 import { schemaChangeLock } from './postgres/schema-change-lock.js';
 import { outageSettings, surviveBrokenConnections, watchForStalls } from './postgres-outages.js';
@@ -229,8 +229,10 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
   busyPoolIsQueryTimeout(queryPool, poolSize);
   const queries = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: queryPool }) });
   const stalls = watchForStalls([pool, queryPool], url, timeouts.stallMs);
-  const jobs = channelSignal(db, url, CHANNEL, settings);
-  const events = channelSignal(db, url, FEED_CHANNEL, settings);
+  // Both channels' wake-ups share one sender: a write's two notices go in one statement.
+  const notices = noticesThrough(db);
+  const jobs = channelSignal(notices, url, CHANNEL, settings);
+  const events = channelSignal(notices, url, FEED_CHANNEL, settings);
   return {
     db,
     queries,
@@ -259,6 +261,7 @@ export function openPostgres(url: string, poolSize = 10, queryTimeoutMs = 10_000
     close: async () => {
       stalls.close();
       await Promise.all([jobs.close(), events.close()]);
+      await notices.settled();
       await Promise.all([db.destroy(), queries.destroy()]);
     },
   };
