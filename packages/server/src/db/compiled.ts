@@ -128,11 +128,10 @@ const togetherShapes = new WeakMap<object, number>();
 
 /**
  * The inserts of one write (a create's records, the events, their jobs) as one statement where the database has it
- * (DialectCapabilities.together: one round trip instead of one each, on PostgreSQL), else one after another, in order,
- * PostgreSQL runs the parts of one statement on one snapshot in no set order, so no part may
- * depend on another's rows (none does: no foreign key or trigger links records, events and delivery jobs). Parts
- * without rows are left out; a part of more than ROWS_PER_INSERT rows, or a shape past TOGETHER_SHAPES_MAX, runs them
- * all apart.
+ * (DialectCapabilities.together: one round trip instead of one each, on PostgreSQL), else one after another, in order.
+ * PostgreSQL runs the parts of one statement on one snapshot in no set order, so no part may depend on another's rows
+ * (none does: no foreign key or trigger links records, events and delivery jobs). Parts without rows are left out; a
+ * part of more than ROWS_PER_INSERT rows, or a shape past TOGETHER_SHAPES_MAX, runs them all apart.
  *
  * `check` is an expression of one value (the targets a write planned with: webhooks/targets-cache.ts) that fails the
  * statement when it no longer holds: it rides with the inserts, on their snapshot, where they run together, and is

@@ -56,9 +56,9 @@ const TRACED_COLUMNS = [...EVENT_COLUMNS, 'traceparent', 'tracestate'] as const;
 /**
  * The inserts of the events, in order, for the caller to run in its transaction (db/compiled.ts insertTogether, with
  * the record and the jobs of the same write): one for the feed's and one for the others. Feed events each at the next
- * position (`tx`, `position`). A traced write's events carry its
- * context in the same insert (its own statement text); an untraced one's insert names no trace column at all, as
- * before tracing existed (SPEC §15: nothing measurable spent when it is off).
+ * position (`tx`, `position`). A traced write's events carry its context in the same insert (its own statement
+ * text); an untraced one's insert names no trace column at all, as before tracing existed (SPEC §15: nothing
+ * measurable spent when it is off).
  */
 export async function eventInserts(trx: Kysely<Tables>, caps: DialectCapabilities, events: readonly NewEvent[]): Promise<InsertPart[]> {
   const traced = events.some((e) => e.trace !== null);
