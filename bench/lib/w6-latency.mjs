@@ -14,7 +14,7 @@ export async function w6(ctx, receiver) {
   const { opts } = ctx;
   const w4Rate = ctx.shared.w4_sqlite_1t?.svcRate;
   const dir = ctx.dir('w6');
-  const svc = await startSvc({ mode: 'serve', databaseUrl: `sqlite:${join(dir, 'svc.db')}`, tls: ctx.tls, logFile: ctx.logFile('w6-svc') });
+  const svc = await startSvc({ mode: 'serve', databaseUrl: `sqlite:${join(dir, 'svc.db')}`, tls: ctx.tls, logFile: ctx.logFile('w6-svc'), cpuProfDir: ctx.cpuProfDir });
   const p50s = [];
   const p99s = [];
   const raw = [];
@@ -29,11 +29,14 @@ export async function w6(ctx, receiver) {
     // Half of W4's rate is meant as half load. But `svc serve` both writes and delivers on one core, and W4 measures
     // delivering alone. So first find what this process sustains doing both: open-loop creates at rising rates
     // (doubling, then one bisection) until deliveries stop keeping up (fewer than 95% of the creates received
-    // within 200 ms of the load's end); half of the lower of that and W4's rate is the rate measured.
+    // within 200 ms of the load's end); half of the lower of that and W4's rate is the rate measured. Each probe runs
+    // as long as a round: a backlog that grows slowly does not show in 3 s. With 3 s probes serve "kept up" at
+    // 1,600/s, and 10 s at that rate then left deliveries 0.5-2.9 s behind (p50), at 85 % of the core (bench/README,
+    // thirty-fourth session).
     const keepsUp = async (r) => {
       await drained(receiver);
       receiver.expect(Infinity, { timeoutMs: 1000 }).catch(() => {});
-      const res = await paced({ ...create, connections: 16, rate: r, duration: 3 });
+      const res = await paced({ ...create, connections: 16, rate: r, duration: opts.duration });
       await sleep(200);
       const { count } = await receiver.stats();
       ctx.progress('W6', `capacity probe at ${r}/s: ${Math.round(res.rps)} creates/s, ${count}/${res.ok} delivered within 200 ms of the end`);
